@@ -1,0 +1,123 @@
+#include "worker.h"
+
+#include <exception>
+#include <string>
+
+namespace tradeapi::napi {
+
+Napi::Error ToJsError(Napi::Env env, const TerminalError& e) {
+  Napi::Error err = Napi::Error::New(env, e.what());
+  err.Set("kind", Napi::String::New(env, error_kind_name(e.kind())));
+  err.Set("code", Napi::Number::New(env, static_cast<double>(e.code())));
+  return err;
+}
+
+Worker::Worker(Napi::Env env, std::chrono::milliseconds queue_timeout, std::function<void(bool)> on_busy)
+    : queue_timeout_(queue_timeout), on_busy_(std::move(on_busy)) {
+  tsfn_ = Napi::ThreadSafeFunction::New(env, Napi::Function(), "tradeapi-terminal", 0, 1);
+  tsfn_.Unref(env);  // an idle terminal must not keep the process alive
+  thread_ = std::thread([this] { Run(); });
+}
+
+Worker::~Worker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  // Jobs still queued here can only exist if the environment is being torn down: drop them.
+  for (Job* job : queue_) delete job;
+  if (!closed_) tsfn_.Release();
+}
+
+Napi::Promise Worker::Submit(Napi::Env env, Work work) {
+  auto deferred = Napi::Promise::Deferred::New(env);
+  if (closed_) {
+    deferred.Reject(ToJsError(env, TerminalError(ErrorKind::Unavailable, -10004, "No IPC connection")).Value());
+    return deferred.Promise();
+  }
+  auto* job = new Job{std::move(work), deferred, std::chrono::steady_clock::now() + queue_timeout_, {}, {}};
+  if (in_flight_++ == 0) {
+    tsfn_.Ref(env);
+    if (on_busy_) on_busy_(true);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(job);
+  }
+  wake_.notify_one();
+  return deferred.Promise();
+}
+
+void Worker::Close() {
+  if (closed_) return;
+  closed_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  // The worker drains the queue before it exits; settling happens through tsfn_, which stays
+  // valid until Release below, and the thread only blocks on the queue, never on the JS thread.
+  if (thread_.joinable()) thread_.join();
+  tsfn_.Release();
+}
+
+void Worker::Run() {
+  for (;;) {
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      job = queue_.front();
+      queue_.pop_front();
+    }
+    if (std::chrono::steady_clock::now() > job->deadline) {
+      job->error = TerminalError(ErrorKind::Timeout, -10005, "IPC timeout");
+    } else {
+      try {
+        job->builder = job->work();
+      } catch (const TerminalError& e) {
+        job->error = e;
+      } catch (const std::exception& e) {
+        job->error = TerminalError(ErrorKind::CallFailed, -1, std::string("Terminal: Call failed: ") + e.what());
+      } catch (...) {
+        job->error = TerminalError::call_failed();
+      }
+    }
+    job->work = nullptr;  // release captured state on the worker, not the JS thread
+    if (tsfn_.BlockingCall(job, [this](Napi::Env env, Napi::Function, Job* j) {
+          Settle(env, j);
+          Done(env);
+        }) != napi_ok) {
+      delete job;  // environment shutting down
+    }
+  }
+}
+
+void Worker::Done(Napi::Env env) {
+  if (env == nullptr || --in_flight_ != 0) return;
+  if (!closed_) tsfn_.Unref(env);
+  if (on_busy_) on_busy_(false);
+}
+
+void Worker::Settle(Napi::Env env, Job* job) {
+  std::unique_ptr<Job> owned(job);
+  if (env == nullptr) return;
+  Napi::HandleScope scope(env);
+  if (job->error) {
+    job->deferred.Reject(ToJsError(env, *job->error).Value());
+    return;
+  }
+  try {
+    job->deferred.Resolve(job->builder(env));
+  } catch (const Napi::Error& e) {
+    job->deferred.Reject(e.Value());
+  } catch (const TerminalError& e) {
+    job->deferred.Reject(ToJsError(env, e).Value());
+  }
+}
+
+}  // namespace tradeapi::napi

@@ -1,0 +1,68 @@
+// One worker thread per terminal: every call to that terminal runs here, one at a time, in
+// arrival order (the real MetaTrader5 package is not thread-safe). A job's result is handed back
+// to the JS thread through a thread-safe function and settles the job's Promise there.
+#pragma once
+#include <napi.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "terminal/errors.h"
+
+namespace tradeapi::napi {
+
+// Builds the JS value of a result on the JS thread (captures the C++ result by value).
+using Builder = std::function<Napi::Value(Napi::Env)>;
+// Runs on the worker; returns the builder or throws TerminalError.
+using Work = std::function<Builder()>;
+
+class Worker {
+ public:
+  // on_busy(true) runs on the JS thread when the first job is submitted, on_busy(false) when the
+  // last one settles: the owner uses it to hold a strong reference to itself while work is pending.
+  Worker(Napi::Env env, std::chrono::milliseconds queue_timeout, std::function<void(bool)> on_busy);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Queues work and returns its Promise. A job still queued after queue_timeout is rejected
+  // with kind 'timeout' without running; after Close() every job is rejected 'unavailable'.
+  Napi::Promise Submit(Napi::Env env, Work work);
+  // Lets queued jobs finish, then stops the thread. Idempotent.
+  void Close();
+  bool closed() const { return closed_; }
+
+ private:
+  struct Job {
+    Work work;
+    Napi::Promise::Deferred deferred;
+    std::chrono::steady_clock::time_point deadline;
+    Builder builder;
+    std::optional<TerminalError> error;
+  };
+  void Run();
+  static void Settle(Napi::Env env, Job* job);
+  void Done(Napi::Env env);
+
+  std::chrono::milliseconds queue_timeout_;
+  std::function<void(bool)> on_busy_;
+  Napi::ThreadSafeFunction tsfn_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job*> queue_;
+  bool stopping_ = false;
+  bool closed_ = false;
+  size_t in_flight_ = 0;  // JS-thread only: jobs submitted and not yet settled (keeps the loop alive)
+  std::thread thread_;
+};
+
+// Rejection value for a terminal error: an Error with `kind` and `code` properties.
+Napi::Error ToJsError(Napi::Env env, const TerminalError& e);
+
+}  // namespace tradeapi::napi

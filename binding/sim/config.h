@@ -1,0 +1,35 @@
+// Everything that shapes the simulated terminal, in one object (from JS: createSimTerminal(config)).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tradeapi::sim {
+
+struct FixedQuote {
+  double bid = 0, ask = 0;
+};
+
+struct SimConfig {
+  uint64_t seed = 20240101;
+  // Demo account.
+  std::string currency = "USD";
+  int64_t leverage = 100;
+  double balance = 10000.0;   // balance after the generated history
+  int64_t login = 5001234;
+  bool demo_trades = true;    // open positions, pending orders and a year of history; false = empty account
+  int64_t account_anchor = 0; // end of the generated history, seconds; 0 = start of the current UTC day
+  // Market.
+  std::vector<std::string> symbols;          // subset of the catalogue; empty = whole catalogue
+  int64_t server_utc_offset_s = 0;           // stamps are server wall clock = UTC + offset
+  int64_t history_start = 1577836800;        // 2020-01-01T00:00:00Z: nothing exists before it
+  int64_t now_ms = 0;                        // 0 = wall clock; otherwise a frozen clock (tests)
+  std::map<std::string, FixedQuote> fixed_quotes;  // pin the live quote of symbols (tests, what-if)
+  // Terminal.
+  int64_t maxbars = 1000000;                 // "Max. bars in chart": requests of >= maxbars bars fail (-2)
+  int64_t comment_max_length = 31;
+  bool trade_allowed = true;                 // algo trading button; false -> order_check retcode 10027
+};
+
+}  // namespace tradeapi::sim

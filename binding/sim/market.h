@@ -1,0 +1,81 @@
+// The simulated market: symbol catalogue, a deterministic price path per symbol that is a pure
+// function of (seed, symbol, time), ticks and bars derived from it, and depth around the live price.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../terminal/columns.h"
+#include "../terminal/records.h"
+#include "config.h"
+
+namespace tradeapi::sim {
+
+enum class SessionKind {
+  Forex,     // Sun 22:00 -> Fri 22:00 UTC, continuous
+  Metal,     // as Forex, with a daily 21:00-22:00 UTC break
+  Index,     // as Metal (index CFDs trade nearly around the clock)
+  Stock,     // Mon-Fri 14:30-21:00 UTC
+  Crypto,    // 24/7
+};
+
+struct SymbolSpec {
+  SymbolInfo info;            // the static fields (name, digits, point, contract size, modes, currencies...)
+  double base_price = 1.0;    // level the path wanders around
+  double volatility = 0.1;    // annualised, for the path
+  double spread_points = 10;  // typical spread, points
+  SessionKind session = SessionKind::Forex;
+  bool trade_ticks = false;   // emits last/volume (COPY_TICKS_TRADE) ticks
+};
+
+class Market {
+ public:
+  explicit Market(const SimConfig& config);
+  ~Market();
+  Market(const Market&) = delete;
+  Market& operator=(const Market&) = delete;
+
+  const SimConfig& config() const { return config_; }
+  int64_t now_ms() const;  // server wall clock, ms
+
+  const std::vector<SymbolSpec>& symbols() const { return symbols_; }  // in server order
+  const SymbolSpec* find(const std::string& name) const;               // nullptr when unknown
+
+  bool is_open(const SymbolSpec& s, int64_t time_msc) const;
+  // Last tick at or before t (throws TerminalError not_found when there is none since history_start).
+  Tick tick_at(const SymbolSpec& s, int64_t time_msc) const;
+  // The live tick: a fixed quote from the config if any, else tick_at(now).
+  Tick live_tick(const SymbolSpec& s) const;
+  // Static spec plus the live fields (bid/ask/last, time, spread, day highs/lows, session_open/close...).
+  SymbolInfo symbol_info(const SymbolSpec& s) const;
+  // Depth around the live tick: sells then buys, price descending (mt5-reference §2.5).
+  std::vector<BookInfo> book(const SymbolSpec& s) const;
+
+  // Series (mt5-reference §3). Argument errors throw TerminalError invalid_params.
+  std::unique_ptr<TickCursor> ticks_range(const SymbolSpec& s, int64_t from_msc, int64_t to_msc, int64_t flags) const;
+  std::unique_ptr<TickCursor> ticks_from(const SymbolSpec& s, int64_t from_msc, int64_t count, int64_t flags) const;
+  std::unique_ptr<RateCursor> rates_range(const SymbolSpec& s, int64_t timeframe, int64_t from_s, int64_t to_s) const;
+  std::unique_ptr<RateCursor> rates_from(const SymbolSpec& s, int64_t timeframe, int64_t date_from_s,
+                                         int64_t count) const;
+  std::unique_ptr<RateCursor> rates_from_pos(const SymbolSpec& s, int64_t timeframe, int64_t start_pos,
+                                             int64_t count) const;
+
+ private:
+  SimConfig config_;
+  std::vector<SymbolSpec> symbols_;
+  std::unordered_map<std::string, size_t> index_;
+  struct Cache;                   // e.g. an LRU of M1 bars per (symbol, day); used only on the worker thread
+  std::unique_ptr<Cache> cache_;
+};
+
+// The group filter of symbols_get / orders_get / positions_get / history_*_get (mt5-reference §2.4):
+// comma-separated masks, '*' anywhere, '!' excludes, applied in order from an empty set,
+// conditions trimmed, case-sensitive.
+bool group_match(const std::string& group, const std::string& name);
+
+// The catalogue of simulated symbols (~30), in server order.
+std::vector<SymbolSpec> symbol_catalogue();
+
+}  // namespace tradeapi::sim

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// The whole test suite, in the order that finds problems cheapest:
+//   1. compile the addon from source with warnings as errors, and the TypeScript (tsc --noEmit is
+//      part of `tsc -p`: a type error fails the run);
+//   2. the C++ core's GoogleTest suite (and, with TRADEAPI_SANITIZE=1 or in CI, once more built with
+//      AddressSanitizer + UBSan);
+//   3. the tap suites (test/**/*.test.ts) against the real addon and real HTTP servers on loopback.
+// Prints one plain "N passed, N failed" line per stage and a total at the end.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import os from 'node:os';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const node = process.execPath;
+const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
+const sanitize = process.env.TRADEAPI_SANITIZE === '1' || process.env.CI === 'true';
+const jobs = String(Math.max(1, os.cpus().length));
+const summary = [];
+
+function run(label, cmd, args, opts = {}) {
+  console.log(`\n=== ${label}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env: { ...process.env, ...opts.env } });
+  if (opts.capture) process.stdout.write(r.stdout ?? '');
+  return { ok: r.status === 0, stdout: r.stdout ?? '' };
+}
+
+function fail(label) {
+  console.log(`\n${label} failed`);
+  printSummary();
+  process.exit(1);
+}
+
+function printSummary() {
+  let passed = 0, failed = 0;
+  console.log('\n=== summary');
+  for (const s of summary) {
+    console.log(`${s.label}: ${s.passed} passed, ${s.failed} failed`);
+    passed += s.passed;
+    failed += s.failed;
+  }
+  console.log(`TOTAL: ${passed} passed, ${failed} failed`);
+}
+
+// 1. Builds.
+if (!run('native addon', node, [bin('cmake-js', 'bin/cmake-js'), 'rebuild', '--CDTRADEAPI_WERROR=ON']).ok) fail('native build');
+if (!run('typescript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']).ok) fail('typescript build');
+
+// 2. C++ core tests.
+function gtest(label, dir, extra) {
+  if (!run(`${label} configure`, 'cmake', ['-S', '.', '-B', dir, '-G', 'Ninja', '-DTRADEAPI_CORE_TESTS=ON', '-DTRADEAPI_WERROR=ON', ...extra]).ok) fail(label);
+  if (!run(`${label} build`, 'cmake', ['--build', dir, '-j', jobs]).ok) fail(label);
+  const r = run(label, path.join(dir, 'tradeapi_core_tests'), ['--gtest_brief=1'], { capture: true });
+  const passed = Number(/\[  PASSED  \] (\d+) test/.exec(r.stdout)?.[1] ?? 0);
+  const failed = Number(/\[  FAILED  \] (\d+) test/.exec(r.stdout)?.[1] ?? (r.ok ? 0 : 1));
+  summary.push({ label, passed, failed });
+  if (!r.ok) fail(label);
+}
+gtest('C++ core (gtest)', 'build/core-tests', ['-DCMAKE_BUILD_TYPE=Release']);
+if (sanitize) gtest('C++ core under ASan+UBSan', 'build/core-tests-asan', ['-DCMAKE_BUILD_TYPE=Debug', '-DTRADEAPI_SANITIZE=ON']);
+
+// 3. tap.
+const tap = run('tap', node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', ...(process.argv.slice(2).length ? process.argv.slice(2) : ['test'])], { capture: true });
+const counts = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(tap.stdout);
+let tapPassed = 0, tapFailed = 0;
+if (counts) {
+  tapPassed = Number(counts[2]);
+  tapFailed = Number(counts[3] ?? 0);
+} else {
+  tapPassed = (tap.stdout.match(/^ok /gm) ?? []).length;
+  tapFailed = (tap.stdout.match(/^not ok /gm) ?? []).length;
+}
+summary.push({ label: 'tap (TypeScript suites)', passed: tapPassed, failed: tapFailed + (tap.ok || tapFailed ? 0 : 1) });
+printSummary();
+process.exit(tap.ok ? 0 : 1);

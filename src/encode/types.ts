@@ -1,0 +1,27 @@
+// The encoders' contract with the HTTP layer. An encoder turns a result (records, one key/value
+// object, or a series of column chunks) into bytes written to a BodySink as they are produced, so
+// that a large series never sits whole in memory. Formats: JSON, Parquet, Arrow IPC stream.
+import type { FieldSpec } from '../terminal/records.js';
+
+export type Format = 'json' | 'parquet' | 'arrow';
+
+export const MediaTypes: Readonly<Record<Format, string>> = {
+  json: 'application/json',
+  parquet: 'application/parquet',
+  arrow: 'application/vnd.apache.arrow.stream',
+};
+
+/** Where encoded bytes go. write() resolves once the transport can take more (backpressure) and
+ *  rejects if the client went away; the encoder must then stop producing. */
+export interface BodySink {
+  write(chunk: Uint8Array): Promise<void>;
+}
+
+/** A ready-to-send body: its media type and a function that writes all of it to a sink. */
+export interface Encoded {
+  readonly contentType: string;
+  writeTo(sink: BodySink): Promise<void>;
+}
+
+/** A table schema: column names and kinds in order (records.ts <Record>Columns, or a series' fields). */
+export type Schema = readonly FieldSpec[];

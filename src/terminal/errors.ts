@@ -1,0 +1,24 @@
+/** What went wrong in the terminal, as the HTTP layer needs to know it (mirrors binding/terminal/errors.h). */
+export type TerminalErrorKind =
+  | 'call_failed'
+  | 'invalid_params'
+  | 'not_found'
+  | 'not_subscribed'
+  | 'unavailable'
+  | 'timeout';
+
+/** A terminal failure: `code`/`message` as the package's last_error() tuple, `kind` for mapping. */
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
+  constructor(
+    readonly kind: TerminalErrorKind,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isTerminalError(e: unknown): e is TerminalError {
+  return e instanceof TerminalError;
+}

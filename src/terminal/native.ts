@@ -1,0 +1,86 @@
+// Loads the compiled addon (build/Release, else prebuilds/<platform>-<arch>) through node-gyp-build.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+import type { TradeRequest } from './records.js';
+import type { HistoryFilter, TradeFilter } from './terminal.js';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A series as the addon returns it, before the façade wraps it. */
+export interface NativeSeries {
+  next(maxRows: number): Promise<unknown>;
+  close(): void;
+}
+
+/** The addon's terminal object: same operations as the façade, raw results. */
+export interface NativeTerminal {
+  version(): Promise<unknown>;
+  lastError(): Promise<unknown>;
+  terminalInfo(): Promise<unknown>;
+  accountInfo(): Promise<unknown>;
+  symbolsTotal(): Promise<unknown>;
+  symbolsGet(group?: string): Promise<unknown>;
+  symbolInfo(symbol: string): Promise<unknown>;
+  symbolInfoTick(symbol: string): Promise<unknown>;
+  symbolSelect(symbol: string, enable: boolean): Promise<unknown>;
+  marketBookAdd(symbol: string): Promise<unknown>;
+  marketBookGet(symbol: string): Promise<unknown>;
+  marketBookRelease(symbol: string): Promise<unknown>;
+  copyRatesFrom(symbol: string, timeframe: number, dateFrom: number, count: number): Promise<NativeSeries>;
+  copyRatesFromPos(symbol: string, timeframe: number, startPos: number, count: number): Promise<NativeSeries>;
+  copyRatesRange(symbol: string, timeframe: number, dateFrom: number, dateTo: number): Promise<NativeSeries>;
+  copyTicksFrom(symbol: string, dateFromMsc: number, count: number, flags: number): Promise<NativeSeries>;
+  copyTicksRange(symbol: string, dateFromMsc: number, dateToMsc: number, flags: number): Promise<NativeSeries>;
+  orderCalcMargin(action: number, symbol: string, volume: number, price: number): Promise<unknown>;
+  orderCalcProfit(action: number, symbol: string, volume: number, priceOpen: number, priceClose: number): Promise<unknown>;
+  orderCheck(request: Partial<TradeRequest>): Promise<unknown>;
+  positionsTotal(): Promise<unknown>;
+  positionsGet(filter?: TradeFilter): Promise<unknown>;
+  ordersTotal(): Promise<unknown>;
+  ordersGet(filter?: TradeFilter): Promise<unknown>;
+  historyOrdersTotal(dateFrom: number, dateTo: number): Promise<unknown>;
+  historyOrdersGet(filter: HistoryFilter): Promise<unknown>;
+  historyDealsTotal(dateFrom: number, dateTo: number): Promise<unknown>;
+  historyDealsGet(filter: HistoryFilter): Promise<unknown>;
+  close(): void;
+}
+
+/** Configuration of the simulated terminal (binding/sim/config.h); every member optional. */
+export interface SimConfig {
+  seed?: number;
+  currency?: string;
+  leverage?: number;
+  /** Balance after the generated history. */
+  balance?: number;
+  login?: number;
+  /** Open positions, pending orders and a year of history (default true). */
+  demoTrades?: boolean;
+  /** End of the generated history, seconds (default: start of the current UTC day). */
+  accountAnchor?: number;
+  /** Subset of the catalogue (default: all ~30 symbols). */
+  symbols?: string[];
+  /** Server time = UTC + offset, seconds (default 0). */
+  serverUtcOffset?: number;
+  /** Nothing exists before this, seconds (default 2020-01-01). */
+  historyStart?: number;
+  /** Frozen clock in ms (default: wall clock). */
+  nowMs?: number;
+  /** Pinned live quotes. */
+  fixedQuotes?: Record<string, { bid: number; ask: number }>;
+  maxBars?: number;
+  commentMaxLength?: number;
+  tradeAllowed?: boolean;
+}
+
+export interface NativeAddon {
+  createSimTerminal(config?: SimConfig, options?: { queueTimeoutMs?: number }): NativeTerminal;
+  constants: Record<string, Record<string, number>>;
+  /** Bench aid: ms spent handing a `rows`-row tick chunk to JS (conversion only). */
+  measureHandoff(rows: number): { ms: number; chunk: unknown };
+}
+
+const load = require('node-gyp-build') as (dir: string) => unknown;
+export const addon = load(root) as NativeAddon;

@@ -1,0 +1,41 @@
+// Series chunks as they leave the addon: one typed array per field, each a view over an external
+// buffer owned by C++ (no copy). 64-bit integer columns are BigInt64Array / BigUint64Array so that
+// Arrow can wrap them as they are.
+
+export interface TickChunk {
+  readonly rows: number;
+  readonly time: BigInt64Array;
+  readonly bid: Float64Array;
+  readonly ask: Float64Array;
+  readonly last: Float64Array;
+  readonly volume: BigUint64Array;
+  readonly time_msc: BigInt64Array;
+  readonly flags: Uint32Array;
+  readonly volume_real: Float64Array;
+}
+
+export interface RateChunk {
+  readonly rows: number;
+  readonly time: BigInt64Array;
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly tick_volume: BigUint64Array;
+  readonly spread: Int32Array;
+  readonly real_volume: BigUint64Array;
+}
+
+/** Field names and order of the numpy dtypes (mt5-reference section 3). */
+export const TickFields = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
+export const RateFields = ['time', 'open', 'high', 'low', 'close', 'tick_volume', 'spread', 'real_volume'] as const;
+
+/**
+ * An open series: chunks come in ascending time, each at most `chunkRows` rows, produced on the
+ * terminal's worker only when asked for, so a consumer that stops asking stops production.
+ * Always `close()` (or finish iterating) so the terminal can free the cursor.
+ */
+export interface Series<C> extends AsyncIterable<C> {
+  next(): Promise<C | null>;
+  close(): void;
+}
