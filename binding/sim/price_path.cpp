@@ -1,0 +1,96 @@
+#include "price_path.h"
+
+namespace tradeapi::sim::detail {
+
+namespace {
+constexpr int64_t kHour = 60;  // in minutes of day
+
+// How busy a symbol is relative to the majors; the spec has no such field, so it is inferred.
+double activity_of(const SymbolSpec& s) {
+  const std::string& name = s.info.name;
+  switch (s.session) {
+    case SessionKind::Forex: return name.find("USD") != std::string::npos ? 1.0 : 0.6;
+    case SessionKind::Metal: return name.rfind("XAU", 0) == 0 ? 1.0 : 0.5;
+    case SessionKind::Index: return 0.8;
+    case SessionKind::Stock: return 0.8;
+    case SessionKind::Crypto: return name.rfind("BTC", 0) == 0 ? 1.0 : 0.6;
+  }
+  return 1.0;
+}
+}  // namespace
+
+bool session_open(SessionKind kind, int64_t utc_s) {
+  const int64_t day = floor_div(utc_s, kDayS);
+  const int64_t sod = utc_s - day * kDayS;
+  const int64_t wd = weekday_of_day(day);
+  constexpr int64_t k2100 = 21 * 3600, k2200 = 22 * 3600, k1430 = 14 * 3600 + 1800;
+  // FX week: Sunday 22:00 UTC (Sydney open) to Friday 22:00 UTC (New York close).
+  const bool fx_week = !((wd == 5 && sod >= k2200) || wd == 6 || (wd == 0 && sod < k2200));
+  switch (kind) {
+    case SessionKind::Forex: return fx_week;
+    case SessionKind::Metal:
+    case SessionKind::Index: return fx_week && !(sod >= k2100 && sod < k2200);  // daily maintenance break
+    case SessionKind::Stock: return wd >= 1 && wd <= 5 && sod >= k1430 && sod < k2100;  // NYSE cash hours
+    case SessionKind::Crypto: return true;
+  }
+  return false;
+}
+
+PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_offset_s)
+    : base_(spec.base_price),
+      sigma_minute_(spec.volatility / std::sqrt(365.0 * 1440.0)),
+      scale_(1.0),
+      spread_points_(spec.spread_points),
+      activity_(activity_of(spec)),
+      utc_offset_s_(server_utc_offset_s),
+      session_(spec.session),
+      trade_ticks_(spec.trade_ticks),
+      spread_float_(spec.info.spread_float) {
+  const uint64_t key = hash2(seed, hash_string(spec.info.name));
+  for (int k = 0; k < kOctaves; ++k) octave_key_[k] = hash2(key, static_cast<uint64_t>(k) + 1000);
+  minute_key_ = hash2(key, 7);
+  // Exact power of ten: bid_points / scale_ is then the double nearest to the decimal price.
+  for (int64_t d = 0; d < spec.info.digits; ++d) scale_ *= 10.0;
+}
+
+double PricePath::anchor(int64_t minute) const {
+  double sum = 0.0;
+  for (int k = 0; k < kOctaves; ++k) {
+    const int64_t len = int64_t{1} << k;
+    const int64_t cell = floor_div(minute, len);
+    const double frac = static_cast<double>(minute - cell * len) / static_cast<double>(len);
+    const double v0 = gauss(mix64(octave_key_[k] + static_cast<uint64_t>(cell) * 0x9E3779B97F4A7C15ull));
+    const double v1 = gauss(mix64(octave_key_[k] + static_cast<uint64_t>(cell + 1) * 0x9E3779B97F4A7C15ull));
+    sum += std::sqrt(static_cast<double>(len)) * (v0 + (v1 - v0) * frac);
+  }
+  // Summed octaves give an increment variance of ~8 per minute of lag; normalise to 1.
+  return base_ * std::exp(sigma_minute_ * sum * 0.35355339059327373);
+}
+
+// Tick intensity by UTC time of day: quiet late New York / early Asia, busy London and the
+// London-New York overlap (per second, for a major; scaled by activity_).
+double PricePath::ticks_per_second(int64_t mod) const {
+  switch (session_) {
+    case SessionKind::Stock: return mod < 15 * kHour + 30 ? 5.0 : 3.0;  // opening hour is the busiest
+    case SessionKind::Crypto: return (mod >= 13 * kHour && mod < 21 * kHour) ? 2.2 : 1.2;
+    default:
+      if (mod < 7 * kHour) return 0.8;    // Tokyo / Sydney
+      if (mod < 12 * kHour) return 3.0;   // London
+      if (mod < 16 * kHour) return 5.0;   // London + New York
+      if (mod < 21 * kHour) return 2.5;   // New York
+      return 0.35;                        // after the New York close
+  }
+}
+
+// Spreads widen 3-5x around the 22:00 UTC rollover (liquidity providers step back), a little in
+// Asian hours, and for stocks right after the open.
+double PricePath::spread_multiplier(int64_t mod, uint64_t h) const {
+  if (session_ == SessionKind::Stock) return mod < 14 * kHour + 40 ? 2.0 : 1.0;
+  if (session_ == SessionKind::Crypto) return 1.0;
+  const bool rollover = mod >= 21 * kHour + 55 && mod < 22 * kHour + 10;
+  if (rollover) return 3.0 + 2.0 * unit(mix64(h ^ 0x5AEull));
+  if (mod < 7 * kHour) return 1.3;
+  return 1.0;
+}
+
+}  // namespace tradeapi::sim::detail
