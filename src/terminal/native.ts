@@ -1,4 +1,5 @@
 // Loads the compiled addon (build/Release, else prebuilds/<platform>-<arch>) through node-gyp-build.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -7,7 +8,18 @@ import type { TradeRequest } from './records.js';
 import type { HistoryFilter, TradeFilter } from './terminal.js';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The package root: the nearest directory above this file that holds CMakeLists.txt (this file
+ *  runs both from src/ under tap and from dist/src/ once compiled). */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'CMakeLists.txt'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('tradeapi: cannot find the package root (CMakeLists.txt)');
+    dir = up;
+  }
+  return dir;
+}
+const root = packageRoot();
 
 /** A series as the addon returns it, before the façade wraps it. */
 export interface NativeSeries {
