@@ -1,0 +1,117 @@
+// Tick and rate chunks (one typed array per field, numpy dtype order) as Arrow record batches whose
+// column buffers are the chunk's own arrays: no copy. The one exception is Parquet's `time` column,
+// seconds turned into milliseconds (see column-types.ts).
+import {
+  Field,
+  Float64,
+  Int32,
+  makeData,
+  RecordBatch,
+  Schema as ArrowSchema,
+  Struct,
+  Uint64,
+  type DataType,
+} from 'apache-arrow';
+
+import type { RateChunk, TickChunk } from '../terminal/series.js';
+import { TickColumns } from '../terminal/records.js';
+import { flatData } from './arrow-data.js';
+import { arrowTypeOf, timeUnitOf, type ColumnTarget } from './column-types.js';
+import { secondsToMillis } from './int64.js';
+
+export type SeriesKind = 'ticks' | 'rates';
+export type SeriesChunk = TickChunk | RateChunk;
+type Column = BigInt64Array | BigUint64Array | Float64Array | Uint32Array | Int32Array;
+
+export interface SeriesLayout {
+  readonly kind: SeriesKind;
+  /** Field names in numpy dtype order. */
+  readonly names: readonly string[];
+  /** int64 time columns holding seconds (converted to ms for Parquet). */
+  readonly secondsColumns: readonly string[];
+  /** All time columns (seconds and milliseconds), ascending within a series. */
+  readonly timeColumns: readonly string[];
+  schema(target: ColumnTarget): ArrowSchema;
+  /** The chunk's row count, once every column is checked to hold at least that many values. */
+  rowsOf(chunk: SeriesChunk): number;
+  /** A chunk with no rows (typed arrays of length 0). */
+  emptyChunk(): SeriesChunk;
+  /** The chunk's rows [from, to) as one record batch over the chunk's arrays. */
+  batch(chunk: SeriesChunk, target: ColumnTarget, from?: number, to?: number): RecordBatch;
+}
+
+function makeLayout(kind: SeriesKind, columns: readonly (readonly [string, (target: ColumnTarget) => DataType])[]): SeriesLayout {
+  const names = columns.map(([name]) => name);
+  const schemas = new Map<ColumnTarget, ArrowSchema>();
+  const schema = (target: ColumnTarget): ArrowSchema => {
+    let s = schemas.get(target);
+    if (!s) {
+      s = new ArrowSchema(columns.map(([name, type]) => new Field(name, type(target), false)));
+      schemas.set(target, s);
+    }
+    return s;
+  };
+  const secondsColumns = names.filter((n) => timeUnitOf(n, 'int64') === 'seconds');
+  const timeColumns = names.filter((n) => timeUnitOf(n, 'int64') !== null);
+  const rowsOf = (chunk: SeriesChunk): number => {
+    const rows = chunk.rows;
+    if (!Number.isSafeInteger(rows) || rows < 0) throw new TypeError(`${kind} chunk: invalid row count ${String(rows)}`);
+    const record = chunk as unknown as Record<string, unknown>;
+    for (const [name, type] of columns) {
+      const values = record[name];
+      const ArrayType = type('arrow').ArrayType as unknown;
+      if (!(values instanceof (ArrayType as typeof Float64Array)) || values.length < rows) {
+        throw new TypeError(`${kind} chunk: column "${name}" must be a ${(ArrayType as typeof Float64Array).name} of at least ${rows} values`);
+      }
+    }
+    return rows;
+  };
+  return {
+    kind,
+    names,
+    secondsColumns,
+    timeColumns,
+    schema,
+    rowsOf,
+    emptyChunk() {
+      const empty: Record<string, unknown> = { rows: 0 };
+      for (const field of schema('arrow').fields) empty[field.name] = new (field.type.ArrayType as typeof Float64Array)(0);
+      return empty as unknown as SeriesChunk;
+    },
+    batch(chunk, target, from = 0, to = rowsOf(chunk)) {
+      if (!(from >= 0 && from <= to && to <= chunk.rows)) throw new RangeError(`rows ${from}..${to} of a ${chunk.rows}-row chunk`);
+      const s = schema(target);
+      const rows = to - from;
+      const record = chunk as unknown as Record<string, Column>;
+      const children = s.fields.map((field) => {
+        const values = record[field.name]!;
+        let view: Column = from === 0 && to === values.length ? values : values.subarray(from, to);
+        if (target === 'parquet' && secondsColumns.includes(field.name)) view = secondsToMillis(view as BigInt64Array);
+        return flatData(field.type, rows, view);
+      });
+      return new RecordBatch(s, makeData({ type: new Struct(s.fields), length: rows, nullCount: 0, children }));
+    },
+  };
+}
+
+/** Ticks: the record's column kinds (TickColumns), so a tick is typed alike as record and series. */
+export const TickLayout: SeriesLayout = makeLayout(
+  'ticks',
+  TickColumns.map(([name, kind]) => [name, (target: ColumnTarget) => arrowTypeOf(name, kind, target)] as const),
+);
+
+/** Rates: time int64 seconds, prices float64, tick_volume uint64, spread int32, real_volume uint64. */
+export const RateLayout: SeriesLayout = makeLayout('rates', [
+  ['time', (target) => arrowTypeOf('time', 'int64', target)],
+  ['open', () => new Float64()],
+  ['high', () => new Float64()],
+  ['low', () => new Float64()],
+  ['close', () => new Float64()],
+  ['tick_volume', () => new Uint64()],
+  ['spread', () => new Int32()],
+  ['real_volume', () => new Uint64()],
+]);
+
+export function layoutOf(kind: SeriesKind): SeriesLayout {
+  return kind === 'ticks' ? TickLayout : RateLayout;
+}
