@@ -35,7 +35,7 @@ export interface HistoryFilter {
 }
 
 export interface SeriesOptions {
-  /** Upper bound on rows per chunk (default 262 144, at most 1 048 576). */
+  /** Upper bound on rows per chunk (default 65 536, at most 1 048 576). */
   chunkRows?: number;
 }
 
