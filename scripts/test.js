@@ -45,6 +45,7 @@ function printSummary() {
 // 1. Builds.
 if (!run('native addon', node, [bin('cmake-js', 'bin/cmake-js'), 'rebuild', '--CDTRADEAPI_WERROR=ON']).ok) fail('native build');
 if (!run('typescript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']).ok) fail('typescript build');
+if (!run('typescript (tests)', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.test.json']).ok) fail('typescript type-check of the tests');
 
 // 2. C++ core tests.
 function gtest(label, dir, extra) {

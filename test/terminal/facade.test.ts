@@ -62,14 +62,14 @@ t.test('typed errors', async (t) => {
   t.teardown(() => term.close());
   await t.rejects(term.symbolInfo('NOPE'), { name: 'TerminalError', kind: 'not_found', code: -4 });
   t.same((await term.lastError()).code, -4, 'last_error reflects the failure');
-  await t.rejects(term.copyRatesFrom('EURUSD', 16385, NOW / 1000, 0), { kind: 'invalid_params', code: -2 });
-  await t.rejects(term.copyTicksRange('EURUSD', NOW, NOW - 1000, 99), { kind: 'invalid_params' });
-  await t.rejects(term.marketBookGet('EURUSD'), { kind: 'not_subscribed' });
-  await t.rejects(term.orderCalcProfit(2, 'EURUSD', 1, 1.1, 1.2), { kind: 'invalid_params' });
+  await t.rejects(term.copyRatesFrom('EURUSD', 16385, NOW / 1000, 0), { name: 'TerminalError', kind: 'invalid_params', code: -2 });
+  await t.rejects(term.copyTicksRange('EURUSD', NOW, NOW - 1000, 99), { name: 'TerminalError', kind: 'invalid_params' });
+  await t.rejects(term.marketBookGet('EURUSD'), { name: 'TerminalError', kind: 'not_subscribed' });
+  await t.rejects(term.orderCalcProfit(2, 'EURUSD', 1, 1.1, 1.2), { name: 'TerminalError', kind: 'invalid_params' });
   const e = await term.symbolInfo('NOPE').catch((x: unknown) => x);
   t.ok(e instanceof TerminalError);
   await term.close();
-  await t.rejects(term.version(), { kind: 'unavailable' }, 'closed terminal is unavailable');
+  await t.rejects(term.version(), { name: 'TerminalError', kind: 'unavailable' }, 'closed terminal is unavailable');
 });
 
 t.test('margin and profit vectors (mt5-reference 6.4) through the façade', async (t) => {
