@@ -1,0 +1,192 @@
+// The request pipeline: prefix -> auth -> route -> parameters -> format -> body -> handler ->
+// encoded response, with every failure answered as a problem document and one log line per request.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+
+import { MediaTypes, type Format } from '../encode/types.js';
+import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
+import type { KeyCheck } from './auth.js';
+import { collect, encodeReply, StreamingSink } from './encoding.js';
+import { toProblem } from './errors-map.js';
+import { negotiateFormat } from './negotiate.js';
+import { ParameterParser } from './params.js';
+import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
+import type { Route, Services } from './route.js';
+import type { Router } from './router.js';
+
+/** Largest accepted request body (POST /order/check). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+interface Compiled {
+  query: ParameterParser;
+  params: ParameterParser;
+  body: TypeCheck<TSchema> | undefined;
+}
+
+export interface DispatcherOptions {
+  router: Router;
+  prefix: string;
+  services: Services;
+  keyCheck: KeyCheck | undefined;
+  logger: Logger;
+}
+
+const encoder = new TextEncoder();
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function createDispatcher(opts: DispatcherOptions): RequestHandler {
+  const { router, prefix, services, keyCheck, logger } = opts;
+  // Validators are compiled once, at start-up.
+  const compiled = new Map<Route, Compiled>();
+  for (const route of router.routes) {
+    compiled.set(route, {
+      query: new ParameterParser('query', route.query),
+      params: new ParameterParser('path', route.params),
+      body: route.body ? TypeCompiler.Compile(route.body) : undefined,
+    });
+  }
+
+  return async function dispatch(req: HttpRequest, res: HttpResponse): Promise<void> {
+    const started = performance.now();
+    const incoming = req.header('x-request-id');
+    const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const base: Record<string, string> = { 'x-request-id': id, 'cache-control': 'no-store' };
+    let route: Route | undefined;
+    let status: number;
+    try {
+      status = await handle();
+    } catch (e) {
+      status = fail(e);
+    }
+    logger.info({ id, method: req.method, path: req.path, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+
+    async function handle(): Promise<number> {
+      const below = belowPrefix(req.path, prefix);
+      const match = below === undefined ? { kind: 'not-found' as const } : router.match(req.method, below);
+      // Auth before 404/405 so that an unauthenticated client learns nothing about paths; the
+      // one public route (/health) is exempt. The detail never says whether the key was missing.
+      const isPublic = match.kind === 'found' && match.route.public;
+      if (keyCheck && !isPublic && !keyCheck(req.header('x-api-key'))) {
+        throw new ProblemError('unauthorized', 'a valid X-API-Key header is required');
+      }
+      if (match.kind === 'not-found') throw new ProblemError('notFound', `no resource at ${req.path}`);
+      if (match.kind === 'method-not-allowed') {
+        throw new ProblemError('methodNotAllowed', `${req.method} is not allowed here; allowed: ${match.allowed.join(', ')}`, {
+          allow: match.allowed.join(', '),
+        });
+      }
+      route = match.route;
+      const c = compiled.get(route) as Compiled;
+      const search = new URLSearchParams(req.query);
+      const params = c.params.parse((name) => (name in match.params ? [match.params[name] as string] : []));
+      const query = c.query.parse((name) => search.getAll(name));
+      const format = chooseFormat(route, query.format as Format | undefined, req.header('accept'));
+      const body = c.body ? parseBody(await readJson(req), c.body) : undefined;
+
+      const reply = await route.handler({ ...services, query, params, body });
+      switch (reply.kind) {
+        case 'json': {
+          send(reply.status, 'application/json', encoder.encode(JSON.stringify(reply.value)));
+          return reply.status;
+        }
+        case 'bytes': {
+          res.send(200, { ...base, ...reply.headers, 'content-type': reply.contentType }, reply.body);
+          return 200;
+        }
+        case 'series': {
+          const headers = { ...base, vary: 'Accept', 'content-type': MediaTypes[format as Format] };
+          const sink = new StreamingSink(res, 200, headers);
+          try {
+            const encoded = await encodeReply(format as Format, reply);
+            await encoded.writeTo(sink);
+            sink.finish();
+          } catch (e) {
+            if (!sink.started) throw e;
+            // Headers are gone: a truncated body must not look complete, so drop the connection.
+            res.abort();
+            if (!(e instanceof ClientGoneError)) logger.error({ id, err: e }, 'series encoding failed after headers were sent');
+            return 200;
+          } finally {
+            reply.series.close();
+          }
+          return 200;
+        }
+        default: {
+          const encoded = await encodeReply(format as Format, reply);
+          const bytes = await collect(encoded);
+          res.send(200, { ...base, vary: 'Accept', 'content-type': encoded.contentType }, bytes);
+          return 200;
+        }
+      }
+    }
+
+    function send(statusCode: number, contentType: string, body: Uint8Array, extra: Record<string, string> = {}): void {
+      res.send(statusCode, { ...base, ...extra, 'content-type': contentType }, body);
+    }
+
+    function fail(e: unknown): number {
+      if (e instanceof ClientGoneError || res.aborted) return 499; // nginx's code for "client closed"
+      const known = toProblem(e, route);
+      if (!known) logger.error({ id, err: e }, 'unexpected error');
+      const p = known ?? new ProblemError('internal', 'an unexpected error occurred; the request id identifies it in the logs');
+      const body = problem(p.kind, p.detail, req.path);
+      if (res.headersSent) {
+        res.abort();
+        return body.status;
+      }
+      send(body.status, PROBLEM_MEDIA_TYPE, encoder.encode(JSON.stringify(body)), { ...p.headers });
+      return body.status;
+    }
+  };
+}
+
+/** The path below the prefix, or undefined when it is not under the prefix. */
+function belowPrefix(path: string, prefix: string): string | undefined {
+  if (prefix === '') return path;
+  if (path.startsWith(prefix) && path.charAt(prefix.length) === '/') return path.slice(prefix.length);
+  return undefined;
+}
+
+function chooseFormat(route: Route, requested: Format | undefined, accept: string | undefined): Format | undefined {
+  if (route.formats.length === 0) return undefined;
+  if (requested) return requested; // already validated against the route's formats
+  const format = negotiateFormat(accept, route.formats);
+  if (!format) {
+    const offered = route.formats.map((f) => MediaTypes[f]).join(', ');
+    throw new ProblemError('notAcceptable', `Accept ${received(accept ?? '')} admits none of ${offered}; or use the format query parameter`);
+  }
+  return format;
+}
+
+async function readJson(req: HttpRequest): Promise<unknown> {
+  const type = (req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ProblemError('unsupportedMediaType', `the body must be sent as Content-Type: application/json; received ${received(req.header('content-type') ?? '(none)')}`);
+  }
+  const bytes = await req.readBody(MAX_BODY_BYTES);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw validationError('the request body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw validationError(`the request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function parseBody(value: unknown, check: TypeCheck<TSchema>): unknown {
+  if (check.Check(value)) return value;
+  const first = check.Errors(value).First();
+  if (!first) throw validationError('the request body does not match the schema');
+  const where = first.path === '' ? 'the body' : `body member '${first.path.slice(1).replaceAll('/', '.')}'`;
+  const text = JSON.stringify(first.value) ?? String(first.value);
+  const shown = first.value === undefined ? 'nothing' : text.length > 64 ? `${text.slice(0, 64)}…` : text;
+  throw validationError(`${where}: ${first.message}; received ${shown}`);
+}

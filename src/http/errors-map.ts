@@ -1,0 +1,40 @@
+// Maps whatever a request threw onto a problem kind. Terminal refusals never become a 500.
+import { TerminalError } from '../terminal/errors.js';
+import { BodyTooLargeError } from './adapter.js';
+import { ProblemError } from './problem.js';
+import type { Route } from './route.js';
+import { NoSubscriptionError, SubscriptionLimitError } from './subscriptions.js';
+
+/** Seconds a client should wait before retrying when the terminal is unavailable. */
+export const RETRY_AFTER_SECONDS = 5;
+
+function mentionsSymbol(route: Route | undefined): boolean {
+  if (!route) return false;
+  return 'symbol' in route.params.properties || 'symbol' in route.query.properties || route.path === '/order/check';
+}
+
+/** A ProblemError for a known failure, or undefined for a bug (answered as a bare 500). */
+export function toProblem(e: unknown, route: Route | undefined): ProblemError | undefined {
+  if (e instanceof ProblemError) return e;
+  if (e instanceof TerminalError) {
+    switch (e.kind) {
+      case 'not_found':
+        return new ProblemError(mentionsSymbol(route) ? 'symbolNotFound' : 'notFound', e.message);
+      case 'invalid_params':
+        return new ProblemError('validation', `the terminal rejected the parameters: ${e.message} (code ${e.code})`);
+      case 'not_subscribed':
+        return new ProblemError('notSubscribed', `${e.message}; subscribe with POST …/market-book/{symbol}/subscribe first`);
+      case 'unavailable':
+      case 'timeout':
+        return new ProblemError('terminalUnavailable', `the terminal is not available (${e.kind}): ${e.message}`, {
+          'retry-after': String(RETRY_AFTER_SECONDS),
+        });
+      case 'call_failed':
+        return new ProblemError('terminalError', `the terminal call failed: ${e.message} (code ${e.code})`);
+    }
+  }
+  if (e instanceof SubscriptionLimitError) return new ProblemError('subscriptionLimit', e.message);
+  if (e instanceof NoSubscriptionError) return new ProblemError('notSubscribedHere', e.message);
+  if (e instanceof BodyTooLargeError) return new ProblemError('payloadTooLarge', 'the request body exceeds 65536 bytes');
+  return undefined;
+}

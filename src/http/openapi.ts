@@ -1,0 +1,122 @@
+// The OpenAPI 3.1 document, generated from the route table: the same schemas that validate
+// requests describe them, and the constants table provides the enums.
+import type { TObject, TSchema } from '@sinclair/typebox';
+
+import { MediaTypes } from '../encode/types.js';
+import { ProblemTypes, PROBLEM_MEDIA_TYPE, type ProblemKind } from './problem.js';
+import type { Route } from './route.js';
+import { MAX_BODY_BYTES } from './dispatch.js';
+
+export interface OpenApiOptions {
+  prefix: string;
+  version: string;
+  authRequired: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+/** A plain JSON copy of a TypeBox schema, without its symbol keys and private 'x-' hints. */
+function plain(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key.startsWith('x-') ? undefined : value))) as Json;
+}
+
+function parameters(where: 'query' | 'path', schema: TObject): Json[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, s]) => {
+    const { description, ...rest } = plain(s);
+    return { name, in: where, required: where === 'path' || required.has(name), description, schema: rest };
+  });
+}
+
+const problemRef = { $ref: '#/components/schemas/Problem' };
+
+function problemResponse(kind: ProblemKind): Json {
+  const { title, type } = ProblemTypes[kind];
+  return { description: `${title} (${type})`, content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef } } };
+}
+
+function successContent(route: Route): Json {
+  const schema = route.response.schema ? plain(route.response.schema) : {};
+  if (route.response.kind === 'json') return { 'application/json': { schema } };
+  if (route.response.kind === 'bytes') return { [route.response.contentType ?? 'application/octet-stream']: {} };
+  const content: Json = {};
+  for (const format of route.formats) {
+    content[MediaTypes[format]] =
+      format === 'json'
+        ? { schema }
+        : { schema: { type: 'string', contentMediaType: MediaTypes[format], description: `The same rows as ${format === 'parquet' ? 'a Parquet file' : 'an Arrow IPC stream'}` } };
+  }
+  return content;
+}
+
+function operation(route: Route, options: OpenApiOptions): Json {
+  const responses: Record<string, Json> = {
+    '200': { description: route.response.description, content: successContent(route) },
+  };
+  if (route.path === '/health') responses['503'] = { description: 'Terminal unavailable (same shape, status "unavailable")', content: successContent(route) };
+  const kinds = new Set<ProblemKind>(route.errors);
+  const takesInput = Object.keys(route.query.properties).length > 0 || Object.keys(route.params.properties).length > 0 || route.body;
+  if (takesInput) kinds.add('validation');
+  if (options.authRequired && !route.public) kinds.add('unauthorized');
+  if (route.formats.length > 0) kinds.add('notAcceptable');
+  if (!route.public) {
+    kinds.add('terminalError');
+    kinds.add('terminalUnavailable');
+  }
+  kinds.add('internal');
+  for (const kind of kinds) responses[String(ProblemTypes[kind].status)] ??= problemResponse(kind);
+
+  const op: Json = {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
+    summary: route.summary,
+    tags: route.tags,
+    parameters: [...parameters('path', route.params), ...parameters('query', route.query)],
+    responses,
+  };
+  if (route.description) op.description = route.description;
+  if (route.body) {
+    op.requestBody = { required: true, description: `JSON, at most ${MAX_BODY_BYTES} bytes`, content: { 'application/json': { schema: plain(route.body) } } };
+  }
+  if (options.authRequired) op.security = route.public ? [] : [{ ApiKey: [] }];
+  if (route.operational) op['x-operational'] = true;
+  return op;
+}
+
+export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const path = `${options.prefix}${route.path}`;
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, options);
+  }
+  const components: Json = {
+    schemas: {
+      Problem: {
+        type: 'object',
+        description: 'RFC 7807 problem details',
+        properties: {
+          type: { type: 'string', description: 'Error type URI-reference, e.g. /errors/validation-error' },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          instance: { type: 'string', description: 'The request path, prefix included' },
+        },
+        required: ['type', 'title', 'status', 'detail', 'instance'],
+      },
+    },
+  };
+  if (options.authRequired) components.securitySchemes = { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'tradeapi',
+      version: options.version,
+      description:
+        'HTTP gateway in front of a MetaTrader 5 terminal. Data endpoints answer JSON (default), Parquet or, for series, Arrow IPC: ' +
+        'choose with the `format` query parameter (wins) or the Accept header (q-values honoured). Errors are RFC 7807 problem details. ' +
+        'Times: `time` is seconds and `time_msc` milliseconds since the epoch (server time), as MetaTrader 5 gives them.',
+    },
+    paths,
+    components,
+  };
+}

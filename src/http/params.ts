@@ -1,0 +1,203 @@
+// Query and path parameters: TypeBox schemas (which also feed OpenAPI) plus the one place that
+// turns raw strings into typed values. Integer-ness, finiteness and booleans are decided on the
+// raw string here, because TypeBox's Convert would accept "1.5" as 1 (stack-notes).
+import { Type, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+
+import { constants, parseConstant, type ConstantFamily } from '../terminal/constants.js';
+import type { Format } from '../encode/types.js';
+import { received, validationError } from './problem.js';
+
+/** Upper bound on `count` for /rates/* and /ticks/from (documented in OpenAPI). */
+export const MAX_COUNT = 1_000_000;
+
+// Schemas whose raw string is parsed by this file rather than checked by TypeBox carry 'x-kind'.
+type CustomKind = 'date' | 'constant';
+
+export const Param = {
+  symbol: (description = 'Symbol name as the terminal spells it, e.g. EURUSD') =>
+    Type.String({ minLength: 1, maxLength: 64, description }),
+  group: () =>
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: "Symbol filter with '*' wildcards and '!' exclusions, comma-separated, e.g. *USD*,!EUR*",
+    }),
+  count: (max = MAX_COUNT) => Type.Integer({ minimum: 1, maximum: max, description: `Number of rows, 1 to ${max}` }),
+  startPos: () => Type.Integer({ minimum: 0, maximum: MAX_COUNT, description: 'Bar index counted from the present into the past; 0 is the current bar' }),
+  ticket: (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description }),
+  positive: (description: string) => Type.Number({ exclusiveMinimum: 0, description }),
+  boolean: (description: string) => Type.Boolean({ description }),
+  /** ISO 8601 UTC ending in Z; the handler receives milliseconds since the epoch. */
+  date: (description: string): TUnsafe<number> =>
+    Type.Unsafe<number>({
+      type: 'string',
+      format: 'date-time',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$',
+      examples: ['2024-01-10T00:00:00Z'],
+      description,
+      'x-kind': 'date',
+    }),
+  /** A MetaTrader5 constant by name or integer; the handler receives the integer. */
+  constant: (family: ConstantFamily, description: string): TUnsafe<number> => {
+    const members = constants(family);
+    return Type.Unsafe<number>({
+      anyOf: [
+        { type: 'string', enum: [...members.keys()] },
+        { type: 'integer', enum: [...new Set(members.values())] },
+      ],
+      description: `${description} (${family}_* name or its integer value)`,
+      'x-kind': 'constant',
+      'x-family': family,
+    });
+  },
+  format: (formats: readonly Format[]) =>
+    Type.Union(
+      formats.map((f) => Type.Literal(f)),
+      { description: 'Response format; wins over the Accept header' },
+    ),
+};
+
+const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+
+/** Milliseconds since the epoch, or undefined unless `raw` is a real ISO 8601 UTC instant ending in Z. */
+export function parseIsoUtc(raw: string): number | undefined {
+  const m = ISO_UTC.exec(raw);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const ms = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3)); // sub-millisecond digits are dropped
+  const time = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  const back = new Date(time);
+  // Date.UTC rolls 2024-02-30 over to March; a round trip catches impossible dates.
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
+  return time;
+}
+
+/** A human phrase for what a schema admits, for 400 details. */
+function describe(schema: TSchema): string {
+  if (Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => 'const' in s)) {
+    return `one of ${schema.anyOf.map((s: TSchema) => String(s.const)).join(', ')}`;
+  }
+  const range = (lo: unknown, hi: unknown): string =>
+    typeof lo === 'number' && typeof hi === 'number' ? ` from ${lo} to ${hi}` : typeof lo === 'number' ? ` of at least ${lo}` : '';
+  switch (schema.type) {
+    case 'integer': {
+      const max = schema.maximum === Number.MAX_SAFE_INTEGER ? undefined : schema.maximum;
+      if (schema.minimum === 1) return max === undefined ? 'a positive integer' : `a positive integer no greater than ${max}`;
+      return `an integer${range(schema.minimum, max)}`;
+    }
+    case 'number':
+      return schema.exclusiveMinimum === 0 ? 'a finite number greater than 0' : 'a finite number';
+    case 'boolean':
+      return 'true, false, 1 or 0';
+    case 'string':
+      return `a string of ${schema.minLength ?? 0} to ${schema.maxLength ?? 'any number of'} characters`;
+    default:
+      return 'a valid value';
+  }
+}
+
+interface FieldParser {
+  readonly name: string;
+  readonly required: boolean;
+  parse(raw: string): unknown;
+}
+
+function fieldParser(where: string, name: string, schema: TSchema, required: boolean): FieldParser {
+  const label = `${where} parameter '${name}'`;
+  const kind = schema['x-kind'] as CustomKind | undefined;
+  if (kind === 'date') {
+    return {
+      name,
+      required,
+      parse(raw) {
+        const ms = parseIsoUtc(raw);
+        if (ms === undefined) throw validationError(`${label} must be an ISO 8601 UTC timestamp ending in Z, e.g. 2024-01-10T00:00:00Z; received ${received(raw)}`);
+        return ms;
+      },
+    };
+  }
+  if (kind === 'constant') {
+    const family = schema['x-family'] as ConstantFamily;
+    return {
+      name,
+      required,
+      parse(raw) {
+        const value = parseConstant(family, raw);
+        if (value === undefined) {
+          const allowed = [...constants(family).keys()].join(', ');
+          throw validationError(`${label} must be a ${family} constant name or its integer value (allowed: ${allowed}); received ${received(raw)}`);
+        }
+        return value;
+      },
+    };
+  }
+  const check: TypeCheck<TSchema> = TypeCompiler.Compile(schema);
+  const fail = (raw: string): never => {
+    throw validationError(`${label} must be ${describe(schema)}; received ${received(raw)}`);
+  };
+  const toValue = (raw: string): unknown => {
+    const text = raw.trim();
+    switch (schema.type) {
+      case 'integer':
+        return /^[+-]?\d{1,16}$/.test(text) ? Number(text) : fail(raw);
+      case 'number': {
+        // Plain decimal notation only: no hex, no Infinity, no empty string (Number('') is 0).
+        if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return fail(raw);
+        const n = Number(text);
+        return Number.isFinite(n) ? n : fail(raw);
+      }
+      case 'boolean': {
+        const lower = text.toLowerCase();
+        if (lower === 'true' || lower === '1') return true;
+        if (lower === 'false' || lower === '0') return false;
+        return fail(raw);
+      }
+      default:
+        return raw;
+    }
+  };
+  return {
+    name,
+    required,
+    parse(raw) {
+      const value = toValue(raw);
+      if (!check.Check(value)) fail(raw);
+      return value;
+    },
+  };
+}
+
+/** Parses raw strings against an object schema; compiled once per route. */
+export class ParameterParser {
+  private readonly fields: FieldParser[];
+  private readonly known: ReadonlySet<string>;
+
+  constructor(
+    private readonly where: 'query' | 'path',
+    schema: TObject,
+  ) {
+    const required = new Set(schema.required ?? []);
+    this.fields = Object.entries(schema.properties).map(([name, s]) => fieldParser(where, name, s, required.has(name)));
+    this.known = new Set(this.fields.map((f) => f.name));
+  }
+
+  parse(get: (name: string) => readonly string[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const field of this.fields) {
+      const values = get(field.name);
+      if (values.length === 0) {
+        if (field.required) throw validationError(`${this.where} parameter '${field.name}' is required`);
+        continue;
+      }
+      if (values.length > 1) throw validationError(`${this.where} parameter '${field.name}' was given ${values.length} times; give it once`);
+      out[field.name] = field.parse(values[0] as string);
+    }
+    return out;
+  }
+
+  /** Whether the schema declares this name (unknown query parameters are ignored, as is usual). */
+  has(name: string): boolean {
+    return this.known.has(name);
+  }
+}

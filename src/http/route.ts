@@ -1,0 +1,123 @@
+// What a route is: the single description that drives routing, validation, the handler call,
+// content negotiation and the OpenAPI document.
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+
+import type { Format, Schema } from '../encode/types.js';
+import type { Config } from '../config.js';
+import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import type { Terminal } from '../terminal/terminal.js';
+import { Param } from './params.js';
+import type { ProblemKind } from './problem.js';
+import type { SubscriptionRegistry } from './subscriptions.js';
+
+/** What the service holds for the lifetime of the server, handed to every handler. */
+export interface Services {
+  readonly terminal: Terminal;
+  readonly subscriptions: SubscriptionRegistry;
+  readonly config: Config;
+}
+
+export interface HandlerContext<Q, P, B> extends Services {
+  readonly query: Q;
+  readonly params: P;
+  readonly body: B;
+}
+
+/** What a handler returns; the dispatcher encodes it in the negotiated format. */
+export type Reply =
+  | { kind: 'object'; value: object; columns: Schema }
+  | { kind: 'records'; rows: readonly object[]; columns: Schema }
+  | { kind: 'series'; which: 'ticks'; series: Series<TickChunk> }
+  | { kind: 'series'; which: 'rates'; series: Series<RateChunk> }
+  /** JSON only, any status (health). */
+  | { kind: 'json'; status: number; value: unknown }
+  /** Fixed bytes (docs assets, the OpenAPI document). */
+  | { kind: 'bytes'; contentType: string; body: Uint8Array; headers?: Readonly<Record<string, string>> };
+
+export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes';
+
+/** Formats each kind of response can be encoded in, server preference first. */
+export const FormatsByKind: Readonly<Record<ResponseKind, readonly Format[]>> = {
+  object: ['json', 'parquet'],
+  records: ['json', 'parquet'],
+  series: ['json', 'parquet', 'arrow'],
+  json: [],
+  bytes: [],
+};
+
+export interface ResponseSpec {
+  readonly kind: ResponseKind;
+  readonly description: string;
+  /** JSON shape for OpenAPI (rows of a table: the row schema wrapped in an array). */
+  readonly schema?: TSchema;
+  /** For 'bytes' responses, the media type documented. */
+  readonly contentType?: string;
+}
+
+export interface RouteSpec<Q extends TProperties, P extends TProperties, B extends TSchema> {
+  readonly method: 'GET' | 'POST';
+  /** Path below the prefix, params in braces: /symbols/{symbol}. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  /** Changes terminal state (select, subscribe, order check): left out in read-only mode. */
+  readonly operational: boolean;
+  /** No API key needed (only /health). */
+  readonly public?: boolean;
+  /** Not listed in OpenAPI (docs assets). */
+  readonly hidden?: boolean;
+  readonly query?: Q;
+  readonly params?: P;
+  readonly body?: B;
+  readonly response: ResponseSpec;
+  /** Problems this route can answer beyond the common ones, for OpenAPI. */
+  readonly errors?: readonly ProblemKind[];
+  handler(ctx: HandlerContext<Static<TObject<Q>>, Static<TObject<P>>, Static<B>>): Promise<Reply>;
+}
+
+/** A route with its types erased, as the router stores it. */
+export interface Route {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string | undefined;
+  readonly tags: readonly string[];
+  readonly operational: boolean;
+  readonly public: boolean;
+  readonly hidden: boolean;
+  readonly query: TObject;
+  readonly params: TObject;
+  readonly body: TSchema | undefined;
+  readonly response: ResponseSpec;
+  readonly formats: readonly Format[];
+  readonly errors: readonly ProblemKind[];
+  handler(ctx: HandlerContext<Record<string, unknown>, Record<string, unknown>, unknown>): Promise<Reply>;
+}
+
+/** Keeps the handler's parameter types tied to its schemas, then erases them for the table. */
+export function defineRoute<Q extends TProperties = {}, P extends TProperties = {}, B extends TSchema = TSchema>(
+  spec: RouteSpec<Q, P, B>,
+): Route {
+  const formats = FormatsByKind[spec.response.kind];
+  // Every data route takes `format`; its allowed values follow from the response kind.
+  const queryProps: TProperties = { ...(spec.query ?? {}) };
+  if (formats.length > 0) queryProps.format = Type.Optional(Param.format(formats));
+  return {
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    description: spec.description,
+    tags: spec.tags,
+    operational: spec.operational,
+    public: spec.public ?? false,
+    hidden: spec.hidden ?? false,
+    query: Type.Object(queryProps),
+    params: Type.Object(spec.params ?? {}),
+    body: spec.body,
+    response: spec.response,
+    formats,
+    errors: spec.errors ?? [],
+    handler: spec.handler as Route['handler'],
+  };
+}

@@ -1,0 +1,120 @@
+// /openapi.json and /docs (Swagger UI served from swagger-ui-dist, no CDN), under the prefix.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { Type } from '@sinclair/typebox';
+
+import { openApiDocument, type OpenApiOptions } from '../http/openapi.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { ProblemError } from '../http/problem.js';
+
+const require = createRequire(import.meta.url);
+
+// Only these files are served; the name is a lookup key, never a path on disk.
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'index.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
+
+function assetDir(): string {
+  const dist = require('swagger-ui-dist') as { getAbsoluteFSPath(): string };
+  return dist.getAbsoluteFSPath();
+}
+
+const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions): Route[] {
+  const { prefix } = options;
+  // Built once: the table does not change while the server runs.
+  const document = encode(JSON.stringify(openApiDocument(apiRoutes, options)));
+  const cache = new Map<string, Uint8Array>();
+  const dir = assetDir();
+  const asset = (name: string): Uint8Array => {
+    let bytes = cache.get(name);
+    if (!bytes) cache.set(name, (bytes = readFileSync(path.join(dir, name))));
+    return bytes;
+  };
+  const page = encode(`<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>tradeapi – API docs</title>
+  <link rel="stylesheet" href="${prefix}/docs/swagger-ui.css">
+  <link rel="stylesheet" href="${prefix}/docs/index.css">
+  <link rel="icon" type="image/png" href="${prefix}/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${prefix}/docs/swagger-ui-bundle.js"></script>
+  <script src="${prefix}/docs/swagger-ui-standalone-preset.js"></script>
+  <script src="${prefix}/docs/swagger-initializer.js"></script>
+</body>
+</html>
+`);
+  // Our own initializer: the shipped one points at a public petstore; validatorUrl null keeps the
+  // page from calling out to swagger.io.
+  const initializer = encode(`window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: ${JSON.stringify(`${prefix}/openapi.json`)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: 'StandaloneLayout'
+  });
+};
+`);
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      summary: 'This API description (OpenAPI 3.1)',
+      tags: ['docs'],
+      operational: false,
+      hidden: true,
+      response: { kind: 'bytes', description: 'OpenAPI document', contentType: 'application/json' },
+      async handler() {
+        return { kind: 'bytes', contentType: 'application/json', body: document };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs',
+      summary: 'Interactive docs',
+      tags: ['docs'],
+      operational: false,
+      hidden: true,
+      response: { kind: 'bytes', description: 'Swagger UI', contentType: 'text/html' },
+      async handler() {
+        return { kind: 'bytes', contentType: 'text/html; charset=utf-8', body: page, headers: { 'content-security-policy': CSP } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs/{asset}',
+      summary: 'Swagger UI files',
+      tags: ['docs'],
+      operational: false,
+      hidden: true,
+      params: { asset: Type.String({ maxLength: 64 }) },
+      response: { kind: 'bytes', description: 'Static file', contentType: 'application/octet-stream' },
+      async handler({ params }) {
+        if (params.asset === 'swagger-initializer.js') {
+          return { kind: 'bytes', contentType: 'text/javascript; charset=utf-8', body: initializer };
+        }
+        const type = Object.hasOwn(ASSETS, params.asset) ? ASSETS[params.asset] : undefined;
+        if (!type) throw new ProblemError('notFound', `no docs file named ${JSON.stringify(params.asset)}`);
+        return { kind: 'bytes', contentType: type, body: asset(params.asset), headers: { 'cache-control': 'public, max-age=86400' } };
+      },
+    }),
+  ];
+}

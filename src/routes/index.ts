@@ -1,0 +1,37 @@
+// The route table: every endpoint of the service, plus its docs, in one list.
+import type { Route } from '../http/route.js';
+import { calcRoutes } from './calc.js';
+import { docsRoutes } from './docs.js';
+import { historyRoutes } from './history.js';
+import { marketBookRoutes } from './market-book.js';
+import { orderCheckRoutes } from './order-check.js';
+import { rateRoutes } from './rates.js';
+import { symbolRoutes } from './symbols.js';
+import { systemRoutes } from './system.js';
+import { tickRoutes } from './ticks.js';
+import { tradingRoutes } from './trading.js';
+
+export const apiRoutes: readonly Route[] = [
+  ...systemRoutes,
+  ...symbolRoutes,
+  ...rateRoutes,
+  ...tickRoutes,
+  ...marketBookRoutes,
+  ...calcRoutes,
+  ...tradingRoutes,
+  ...historyRoutes,
+  ...orderCheckRoutes,
+];
+
+export interface RouteTableOptions {
+  prefix: string;
+  version: string;
+  authRequired: boolean;
+  /** Leave out the operational routes (select, subscribe, order check): the read-only variant. */
+  readOnly: boolean;
+}
+
+export function routeTable(options: RouteTableOptions): Route[] {
+  const api = options.readOnly ? apiRoutes.filter((r) => !r.operational) : [...apiRoutes];
+  return [...api, ...docsRoutes(api, options)];
+}

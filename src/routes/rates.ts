@@ -1,0 +1,63 @@
+// Bars: copy_rates_from / _from_pos / _range, streamed as they are produced.
+import { Type } from '@sinclair/typebox';
+
+import { defineRoute, type Route } from '../http/route.js';
+import { Param } from '../http/params.js';
+import { RateRow } from './series-schemas.js';
+import { orderedRange, toSeconds } from './shared.js';
+
+const common = {
+  symbol: Param.symbol(),
+  timeframe: Param.constant('TIMEFRAME', 'Bar timeframe, e.g. TIMEFRAME_M1 or 1'),
+};
+const response = { kind: 'series' as const, description: 'Bars in ascending time', schema: Type.Array(RateRow) };
+const errors = ['symbolNotFound'] as const;
+
+export const rateRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/rates/from',
+    summary: 'Bars ending at a date',
+    description: 'The `count` bars whose open time is at or before `date_from`, oldest first (copy_rates_from).',
+    tags: ['market data'],
+    operational: false,
+    query: { ...common, date_from: Param.date('Latest bar open time to include'), count: Param.count() },
+    errors,
+    response,
+    async handler({ terminal, query }) {
+      const series = await terminal.copyRatesFrom(query.symbol, query.timeframe, toSeconds(query.date_from), query.count);
+      return { kind: 'series', which: 'rates', series };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/rates/from-pos',
+    summary: 'Bars starting at a position',
+    description: 'Positions count from the present into the past; 0 is the current, unfinished bar (copy_rates_from_pos).',
+    tags: ['market data'],
+    operational: false,
+    query: { ...common, start_pos: Param.startPos(), count: Param.count() },
+    errors,
+    response,
+    async handler({ terminal, query }) {
+      const series = await terminal.copyRatesFromPos(query.symbol, query.timeframe, query.start_pos, query.count);
+      return { kind: 'series', which: 'rates', series };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/rates/range',
+    summary: 'Bars in a date range',
+    description: 'Bars with date_from <= time <= date_to (copy_rates_range).',
+    tags: ['market data'],
+    operational: false,
+    query: { ...common, date_from: Param.date('First bar open time'), date_to: Param.date('Last bar open time') },
+    errors,
+    response,
+    async handler({ terminal, query }) {
+      orderedRange(query.date_from, query.date_to);
+      const series = await terminal.copyRatesRange(query.symbol, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to));
+      return { kind: 'series', which: 'rates', series };
+    },
+  }),
+];

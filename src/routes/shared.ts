@@ -1,0 +1,23 @@
+// Small helpers the route files share.
+import { Type } from '@sinclair/typebox';
+
+import type { FieldSpec } from '../terminal/records.js';
+import { validationError } from '../http/problem.js';
+
+/** A one-member key/value result, e.g. {"total": 3}, with its encoder columns and OpenAPI schema. */
+export function scalar(name: string, kind: 'int64' | 'float64' | 'bool', description: string) {
+  const columns: readonly FieldSpec[] = [[name, kind]];
+  const value = kind === 'int64' ? Type.Integer({ description }) : kind === 'float64' ? Type.Number({ description }) : Type.Boolean({ description });
+  return { columns, schema: Type.Object({ [name]: value }, { additionalProperties: false }) };
+}
+
+export const toSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** date_from must not be later than date_to. */
+export function orderedRange(fromMs: number, toMs: number): void {
+  if (fromMs > toMs) {
+    throw validationError(
+      `query parameter 'date_from' (${new Date(fromMs).toISOString()}) must not be later than 'date_to' (${new Date(toMs).toISOString()})`,
+    );
+  }
+}

@@ -1,0 +1,88 @@
+// Symbols: list, count, details, latest tick, market-watch visibility.
+import { Type } from '@sinclair/typebox';
+
+import { defineRoute, type Route } from '../http/route.js';
+import { Param } from '../http/params.js';
+import { recordSchema } from '../http/record-schema.js';
+import { TerminalError } from '../terminal/errors.js';
+import { SymbolInfoColumns, TickColumns, type FieldSpec } from '../terminal/records.js';
+import { scalar } from './shared.js';
+
+const SymbolSchema = recordSchema('SymbolInfo', SymbolInfoColumns);
+const total = scalar('total', 'int64', 'Number of symbols');
+const symbolPath = { symbol: Param.symbol() };
+
+const SelectColumns: readonly FieldSpec[] = [['symbol', 'string'], ['selected', 'bool']];
+const SelectSchema = Type.Object(
+  { symbol: Type.String(), selected: Type.Boolean({ description: 'Whether the symbol is now shown in the market watch' }) },
+  { title: 'SymbolSelection' },
+);
+
+export const symbolRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/symbols',
+    summary: 'List symbols',
+    tags: ['symbols'],
+    operational: false,
+    query: { group: Type.Optional(Param.group()) },
+    response: { kind: 'records', description: 'symbols_get(group)', schema: Type.Array(SymbolSchema) },
+    async handler({ terminal, query }) {
+      return { kind: 'records', rows: await terminal.symbolsGet(query.group), columns: SymbolInfoColumns };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/symbols/total',
+    summary: 'Number of symbols',
+    tags: ['symbols'],
+    operational: false,
+    response: { kind: 'object', description: 'symbols_total()', schema: total.schema },
+    async handler({ terminal }) {
+      return { kind: 'object', value: { total: await terminal.symbolsTotal() }, columns: total.columns };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/symbols/{symbol}',
+    summary: 'Symbol details',
+    tags: ['symbols'],
+    operational: false,
+    params: symbolPath,
+    errors: ['symbolNotFound'],
+    response: { kind: 'object', description: 'symbol_info(symbol)', schema: SymbolSchema },
+    async handler({ terminal, params }) {
+      return { kind: 'object', value: await terminal.symbolInfo(params.symbol), columns: SymbolInfoColumns };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/symbols/{symbol}/tick',
+    summary: 'Latest tick',
+    tags: ['symbols'],
+    operational: false,
+    params: symbolPath,
+    errors: ['symbolNotFound'],
+    response: { kind: 'object', description: 'symbol_info_tick(symbol)', schema: recordSchema('Tick', TickColumns) },
+    async handler({ terminal, params }) {
+      return { kind: 'object', value: await terminal.symbolInfoTick(params.symbol), columns: TickColumns };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/symbols/{symbol}/select',
+    summary: 'Show or hide a symbol in the market-watch list',
+    tags: ['symbols'],
+    operational: true,
+    params: symbolPath,
+    query: { enable: Param.boolean('true (or 1) shows the symbol, false (or 0) hides it') },
+    errors: ['symbolNotFound'],
+    response: { kind: 'object', description: 'symbol_select(symbol, enable) succeeded', schema: SelectSchema },
+    async handler({ terminal, params, query }) {
+      const ok = await terminal.symbolSelect(params.symbol, query.enable);
+      // MT5 answers False e.g. when hiding a symbol with open positions or charts.
+      if (!ok) throw new TerminalError('call_failed', -1, `the terminal refused symbol_select(${params.symbol}, ${query.enable})`);
+      return { kind: 'object', value: { symbol: params.symbol, selected: query.enable }, columns: SelectColumns };
+    },
+  }),
+];

@@ -1,0 +1,73 @@
+// Wires the pieces into a listening server: route table, subscriptions, dispatcher, adapter.
+import { readFileSync } from 'node:fs';
+
+import type { Config } from './config.js';
+import type { HttpAdapter } from './http/adapter.js';
+import { apiKeyCheck } from './http/auth.js';
+import { createDispatcher } from './http/dispatch.js';
+import { Router } from './http/router.js';
+import { SubscriptionRegistry } from './http/subscriptions.js';
+import { createLogger, type Logger } from './log.js';
+import { routeTable } from './routes/index.js';
+import type { Terminal } from './terminal/terminal.js';
+
+export interface StartOptions {
+  terminal: Terminal;
+  config: Config;
+  adapter: HttpAdapter;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  logger?: Logger;
+}
+
+export interface RunningServer {
+  readonly port: number;
+  readonly adapter: string;
+  readonly subscriptions: SubscriptionRegistry;
+  /** Stops accepting, finishes in-flight responses (bounded), releases subscriptions. The terminal stays open: its owner closes it. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    if (pkg.version) return pkg.version;
+  } catch {
+    // from src/ under tap the path differs; try one level up
+  }
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { terminal, config, adapter } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
+  const router = new Router(
+    routeTable({ prefix: config.routerPrefix, version: packageVersion(), authRequired: config.secretKey !== undefined, readOnly: config.readOnly }),
+  );
+  const handler = createDispatcher({
+    router,
+    prefix: config.routerPrefix,
+    services: { terminal, subscriptions, config },
+    keyCheck: apiKeyCheck(config.secretKey),
+    logger,
+  });
+  const listening = await adapter.listen(options.host ?? config.host, options.port ?? config.port, handler);
+  return {
+    port: listening.port,
+    adapter: adapter.name,
+    subscriptions,
+    async close(graceMs = SHUTDOWN_GRACE_MS) {
+      await listening.close(graceMs);
+      await subscriptions.releaseAll();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// Test servers: the real simulated terminal with a fixed clock, a real HTTP server on an
+// ephemeral loopback port, once per adapter that loads on this machine.
+import type { Test } from 'tap';
+
+import { loadConfig, type Config } from '../../src/config.js';
+import { availableAdapters } from '../../src/http/adapters.js';
+import type { HttpAdapter } from '../../src/http/adapter.js';
+import { createLogger } from '../../src/log.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { openSimTerminal, type Terminal } from '../../src/terminal/index.js';
+
+/** 2024-01-10 12:00 UTC, a Wednesday: markets open, history a day old. */
+export const NOW_MS = Date.UTC(2024, 0, 10, 12);
+export const ANCHOR_S = Date.UTC(2024, 0, 10) / 1000;
+
+export function simTerminal(): Terminal {
+  return openSimTerminal({ nowMs: NOW_MS, accountAnchor: ANCHOR_S, seed: 42 });
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', ...env });
+}
+
+export interface TestServer {
+  readonly base: string;
+  readonly server: RunningServer;
+  readonly adapter: string;
+  get(path: string, init?: RequestInit): Promise<Response>;
+  post(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export async function serve(t: Test, adapter: HttpAdapter, terminal: Terminal, env: Record<string, string> = {}): Promise<TestServer> {
+  const config = testConfig(env);
+  const server = await startServer({ terminal, config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('silent') });
+  t.teardown(() => server.close(1000));
+  const base = `http://127.0.0.1:${server.port}`;
+  return {
+    base,
+    server,
+    adapter: adapter.name,
+    get: (path, init) => fetch(base + path, init),
+    post: (path, init) => fetch(base + path, { method: 'POST', ...init }),
+  };
+}
+
+/** Runs `fn` as one subtest per adapter available here (uWS is skipped where it does not load). */
+export async function forEachAdapter(t: Test, fn: (t: Test, adapter: HttpAdapter) => Promise<void>): Promise<void> {
+  for (const adapter of availableAdapters()) {
+    await t.test(`adapter ${adapter.name}`, (tt) => fn(tt, adapter));
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+}
+
+/** Asserts a problem response and returns its body. */
+export async function expectProblem(t: Test, res: Response, status: number, type: string, instance?: string): Promise<ProblemBody> {
+  t.equal(res.status, status, `status ${status}`);
+  t.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, 'problem media type');
+  const body = (await res.json()) as ProblemBody;
+  t.equal(body.type, type, `type ${type}`);
+  t.equal(body.status, status, 'status member');
+  t.type(body.title, 'string');
+  t.type(body.detail, 'string');
+  if (instance !== undefined) t.equal(body.instance, instance, 'instance is the path without the query');
+  return body;
+}

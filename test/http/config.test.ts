@@ -1,0 +1,131 @@
+// Configuration parsing (unit) and the CLI's refusal to start on bad configuration (spawned).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import t from 'tap';
+
+import { ConfigError, loadConfig, normalizePrefix } from '../../src/config.js';
+import { loadUws } from '../../src/http/uws-adapter.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+t.test('defaults and normalisation', async (t) => {
+  const c = loadConfig({});
+  t.match(c, { secretKey: undefined, logLevel: 'info', maxMarketBookSubscriptions: 100, routerPrefix: '', terminal: 'sim', http: undefined, host: '127.0.0.1', port: 8000 });
+  for (const raw of ['api/v1', '/api/v1', '/api/v1/', ' /api/v1 ']) t.equal(normalizePrefix(raw), '/api/v1', raw);
+  t.equal(normalizePrefix('/'), '');
+  for (const bad of ['../x', 'a//b', 'a b', 'api?x', '/./a', 'a/%2e', '#x']) t.throws(() => normalizePrefix(bad), ConfigError, bad);
+  t.equal(loadConfig({ TRADEAPI_LOG_LEVEL: 'warning' }).logLevel, 'warn');
+  t.equal(loadConfig({ TRADEAPI_LOG_LEVEL: 'Critical' }).logLevel, 'fatal');
+  t.equal(loadConfig({ TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS: '3' }).maxMarketBookSubscriptions, 3);
+  t.equal(loadConfig({ TRADEAPI_PORT: '9000' }, { port: '9001', host: '0.0.0.0' }).port, 9001, 'flags win');
+  t.equal(loadConfig({ TRADEAPI_HOST: '10.0.0.1' }).host, '10.0.0.1');
+  t.equal(loadConfig({ TRADEAPI_SECRET_KEY: '' }).secretKey, undefined);
+  t.equal(loadConfig({ TRADEAPI_HTTP: 'NODE' }).http, 'node');
+  for (const [name, value] of [
+    ['TRADEAPI_LOG_LEVEL', 'verbose'],
+    ['TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', '0'],
+    ['TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', '1.5'],
+    ['TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', '-3'],
+    ['TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'ten'],
+    ['TRADEAPI_TERMINAL', 'mt5'],
+    ['TRADEAPI_HTTP', 'express'],
+    ['TRADEAPI_PORT', '70000'],
+    ['TRADEAPI_PORT', 'http'],
+  ] as const) {
+    t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(name) }, `${name}=${value}`);
+  }
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+t.test('the CLI refuses bad configuration before listening', async (t) => {
+  const cases: Array<[Record<string, string>, string[], RegExp]> = [
+    [{ TRADEAPI_TERMINAL: 'mt5' }, ['serve'], /TRADEAPI_TERMINAL must be 'sim'/],
+    [{ TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS: '0' }, ['serve'], /TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS must be a positive integer/],
+    [{ TRADEAPI_ROUTER_PREFIX: '../x' }, ['serve'], /TRADEAPI_ROUTER_PREFIX/],
+    [{ TRADEAPI_LOG_LEVEL: 'loud' }, ['serve'], /TRADEAPI_LOG_LEVEL/],
+    [{ TRADEAPI_HTTP: 'express' }, ['serve'], /TRADEAPI_HTTP/],
+    [{}, ['serve', '--port', 'eighty'], /--port must be an integer/],
+    [{}, ['serve', '--bogus'], /Unknown option/],
+    [{}, ['serve', '--read-only', '--port', '0'], /not implemented yet/],
+  ];
+  // Forcing uWS where it cannot load is refused, not silently replaced by node:http.
+  if ('error' in loadUws()) cases.push([{ TRADEAPI_HTTP: 'uws' }, ['serve'], /TRADEAPI_HTTP=uws but uWebSockets\.js does not load/]);
+  await Promise.all(
+    cases.map(async ([env, args, message]) => {
+      const run = await runCli(args, env);
+      t.equal(run.code, 2, `${JSON.stringify(env)} ${args.join(' ')}: exit code 2`);
+      t.match(run.stderr, message, 'clear message');
+      t.notMatch(run.stdout, /serving/, 'never served');
+    }),
+  );
+});
+
+t.test('--help', async (t) => {
+  const run = await runCli(['--help'], {});
+  t.equal(run.code, 0);
+  t.match(run.stdout, /tradeapi serve \[--host/);
+});
+
+t.test('serve starts, logs the adapter, and stops cleanly on SIGTERM', async (t) => {
+  const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', 'serve', '--port', '0'], {
+    cwd: root,
+    env: { ...process.env, TRADEAPI_SECRET_KEY: 'never-logged-key', TRADEAPI_HTTP: 'node' },
+  });
+  let stdout = '';
+  const started = new Promise<string>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /on http:\/\/127\.0\.0\.1:(\d+)\//.exec(stdout);
+      if (m) resolve(m[1] as string);
+    });
+  });
+  const port = await started;
+  t.match(stdout, /"adapter":"node"/);
+  const res = await fetch(`http://127.0.0.1:${port}/symbols?group=*USD*`, { headers: { 'x-api-key': 'never-logged-key' } });
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'exit 0 after SIGTERM');
+  const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const request = lines.find((l) => l.msg === 'request' && l.path === '/symbols');
+  t.match(request, { method: 'GET', path: '/symbols', status: 200, id: String, ms: Number }, 'one line per request');
+  t.notMatch(stdout, /never-logged-key/, 'the key is never logged');
+  t.notMatch(stdout, /group=/, 'no query strings in logs');
+});
+
+t.test('bin/tradeapi.js runs the compiled CLI', { skip: existsSync(`${root}dist/src/cli.js`) ? false : 'dist not built' }, async (t) => {
+  const run = await new Promise<Run>((resolve) => {
+    const child = spawn(process.execPath, ['bin/tradeapi.js', 'serve'], { cwd: root, env: { ...process.env, TRADEAPI_TERMINAL: 'bridge' } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout: '', stderr }));
+  });
+  t.equal(run.code, 2);
+  t.match(run.stderr, /TRADEAPI_TERMINAL/);
+});

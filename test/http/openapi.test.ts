@@ -1,0 +1,80 @@
+// /openapi.json describes exactly the route table; /docs serves Swagger UI locally.
+import t from 'tap';
+
+import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
+
+const terminal = simTerminal();
+t.teardown(() => terminal.close());
+
+interface Operation {
+  parameters: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>;
+  responses: Record<string, { content?: Record<string, unknown> }>;
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+}
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+}
+
+const SERIES = ['/rates/from', '/rates/from-pos', '/rates/range', '/ticks/from', '/ticks/range'];
+
+await forEachAdapter(t, async (t, adapter) => {
+  const s = await serve(t, adapter, terminal);
+
+  await t.test('openapi.json', async (t) => {
+    const res = await s.get('/openapi.json');
+    t.equal(res.status, 200);
+    t.match(res.headers.get('content-type'), /application\/json/);
+    const doc = (await res.json()) as Doc;
+    t.equal(doc.openapi, '3.1.0');
+    const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m, op })));
+    t.equal(ops.length, 29, 'the 29 Variant A endpoints');
+    t.notOk(doc.paths['/docs'] ?? doc.paths['/openapi.json'], 'docs routes are not API endpoints');
+
+    for (const { path, op } of ops) {
+      if (path === '/health') continue;
+      const content = op.responses['200']?.content ?? {};
+      t.ok(content['application/json'] && content['application/parquet'], `${path}: json and parquet`);
+      t.equal(Boolean(content['application/vnd.apache.arrow.stream']), SERIES.includes(path), `${path}: arrow only for series`);
+      t.ok(op.responses['500'], `${path}: 500 documented`);
+    }
+    const param = (path: string, name: string) => doc.paths[path]?.get?.parameters.find((p) => p.name === name);
+    const timeframe = JSON.stringify(param('/rates/from', 'timeframe')?.schema);
+    t.match(timeframe, /TIMEFRAME_M1/);
+    t.match(timeframe, /16385/);
+    t.match(JSON.stringify(param('/ticks/range', 'flags')?.schema), /COPY_TICKS_ALL/);
+    t.match(JSON.stringify(param('/calc/margin', 'action')?.schema), /ORDER_TYPE_BUY/);
+    t.match(param('/rates/from', 'count'), { required: true, schema: { type: 'integer', minimum: 1, maximum: 1000000 } });
+    t.match(param('/symbols', 'group'), { required: false });
+    t.match(param('/rates/from', 'date_from'), { schema: { type: 'string', format: 'date-time' } });
+    t.notMatch(JSON.stringify(doc), /x-kind|x-family/, 'private hints stripped');
+    t.match(doc.paths['/symbols/{symbol}/select']?.post?.parameters, [{ name: 'symbol', in: 'path', required: true }, { name: 'enable', in: 'query', required: true }]);
+    const body = doc.paths['/order/check']?.post?.requestBody?.content['application/json']?.schema;
+    t.match(body, { properties: { request: { additionalProperties: false, required: ['action'] } } });
+    t.equal(Object.keys((body?.properties as { request: { properties: object } }).request.properties).length, 17);
+    t.ok(doc.paths['/market-book/{symbol}/subscribe']?.post?.responses['429'], '429 documented');
+  });
+
+  await t.test('docs page and assets, no CDN', async (t) => {
+    const page = await s.get('/docs');
+    t.equal(page.status, 200);
+    t.match(page.headers.get('content-type'), /text\/html/);
+    const html = await page.text();
+    t.notMatch(html, /https?:\/\//, 'no external URLs');
+    for (const src of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const res = await s.get(src[1] as string);
+      t.equal(res.status, 200, `${src[1]} served`);
+      await res.arrayBuffer();
+    }
+    const init = await (await s.get('/docs/swagger-initializer.js')).text();
+    t.match(init, /url: "\/openapi\.json"/);
+    t.match(init, /validatorUrl: null/);
+    t.notMatch(init, /petstore/);
+    const missing = await s.get('/docs/../package.json');
+    t.equal(missing.status, 404);
+    await missing.arrayBuffer();
+    const secret = await s.get('/docs/%2E%2E%2Fpackage.json');
+    t.equal(secret.status, 404, 'only whitelisted files');
+    await secret.arrayBuffer();
+  });
+});
