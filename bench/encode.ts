@@ -2,8 +2,13 @@
 // for each format (and each Parquet compression); rows/s, output MB/s, output size, time to first
 // byte, and memory after the run. No terminal involved: the chunks are prepared up front (a pool of
 // four distinct chunks, served in turn), so the figures are the encoders' alone.
-// Run: npm run build:ts && node dist/bench/encode.js [rows ...]
-import { encodeSeries, type Format, type ParquetCompression } from '../src/encode/index.js';
+// Parquet runs through both writers: the addon's native one (row groups encoded in parallel on the
+// libuv pool; 'parquet-native') and parquet-wasm (one thread; 'parquet-wasm').
+// With --source sim the chunks come from the simulated terminal instead (EURUSD ticks from
+// 2024-01-01, 64 K-row chunks, produced on the terminal's thread while the encoder runs): the
+// figures then include producing the ticks, as a big pull does (minus HTTP).
+// Run: npm run build:ts && node dist/bench/encode.js [--only <label-substring>] [--source pool|sim] [rows ...]
+import { encodeSeries, type Format, type ParquetCompression, type SeriesEncodeOptions } from '../src/encode/index.js';
 import { loadParquetWasm } from '../src/encode/parquet-wasm.js';
 import type { Series, TickChunk } from '../src/terminal/series.js';
 import { isMain } from './is-main.js';
@@ -77,6 +82,8 @@ function poolSeries(pool: readonly TickChunk[], total: number): Series<TickChunk
 
 export interface EncodeFigure {
   format: Format;
+  /** e.g. 'parquet-native/zstd-1', 'parquet-wasm/zstd', 'json'. */
+  label: string;
   compression?: ParquetCompression;
   rows: number;
   seconds: number;
@@ -89,29 +96,63 @@ export interface EncodeFigure {
   wasmMiB: number;
 }
 
-export async function benchEncode(sizes: readonly number[] = [1_000_000, 10_000_000]): Promise<EncodeFigure[]> {
+interface EncodeCase {
+  label: string;
+  format: Format;
+  options: SeriesEncodeOptions;
+}
+
+const native = (compression: ParquetCompression, level?: number, parallelism?: number): EncodeCase => ({
+  label: `parquet-native/${compression}${level !== undefined ? `-${level}` : ''}${parallelism !== undefined ? ` x${parallelism}` : ''}`,
+  format: 'parquet',
+  options: {
+    compression,
+    parquetEngine: 'native',
+    ...(level !== undefined ? { compressionLevel: level } : {}),
+    ...(parallelism !== undefined ? { parallelism } : {}),
+  },
+});
+const wasm = (compression: ParquetCompression): EncodeCase => ({
+  label: `parquet-wasm/${compression}`,
+  format: 'parquet',
+  options: { compression, parquetEngine: 'wasm' },
+});
+
+export const ENCODE_CASES: readonly EncodeCase[] = [
+  { label: 'json', format: 'json', options: {} },
+  { label: 'arrow', format: 'arrow', options: {} },
+  { label: 'parquet (default)', format: 'parquet', options: {} },
+  native('zstd', 1),
+  native('zstd', 3),
+  native('zstd', 1, 1),
+  native('lz4'),
+  native('none'),
+  wasm('zstd'),
+  wasm('snappy'),
+  wasm('none'),
+];
+
+export type TickSource = 'pool' | 'sim';
+
+export async function benchEncode(sizes: readonly number[] = [1_000_000, 10_000_000], only?: string, source: TickSource = 'pool'): Promise<EncodeFigure[]> {
   const t0 = Date.UTC(2024, 0, 8);
   const pool = [0, 1, 2, 3].map((k) => syntheticTicks(CHUNK_ROWS, t0 + k * 86_400_000, 12345 + k));
-  const cases: { format: Format; compression?: ParquetCompression }[] = [
-    { format: 'json' },
-    { format: 'arrow' },
-    { format: 'parquet', compression: 'zstd' },
-    { format: 'parquet', compression: 'snappy' },
-    { format: 'parquet', compression: 'lz4' },
-    { format: 'parquet', compression: 'none' },
-  ];
+  const terminal = source === 'sim' ? (await import('../src/terminal/index.js')).openSimTerminal({ seed: 1, nowMs: Date.UTC(2025, 0, 1) }) : undefined;
+  const seriesOf = async (rows: number): Promise<Series<TickChunk>> =>
+    terminal ? terminal.copyTicksFrom('EURUSD', Date.UTC(2024, 0, 1), rows, -1, { chunkRows: 65_536 }) : poolSeries(pool, rows);
+  const cases = ENCODE_CASES.filter((c) => only === undefined || c.label.includes(only));
   const figures: EncodeFigure[] = [];
   const pw = await loadParquetWasm();
   // Warm-up: load parquet-wasm and let V8 optimise the row encoders.
   for (const c of cases) {
-    await encodeSeries(c.format, 'ticks', poolSeries(pool, 100_000), c.compression ? { compression: c.compression } : {}).writeTo({ write: () => Promise.resolve() });
+    await encodeSeries(c.format, 'ticks', await seriesOf(300_000), c.options).writeTo({ write: () => Promise.resolve() });
   }
   for (const rows of sizes) {
     for (const c of cases) {
       let bytes = 0;
       let firstByte = 0n;
       const start = process.hrtime.bigint();
-      await encodeSeries(c.format, 'ticks', poolSeries(pool, rows), c.compression ? { compression: c.compression } : {}).writeTo({
+      await encodeSeries(c.format, 'ticks', await seriesOf(rows), c.options).writeTo({
         write(chunk: Uint8Array): Promise<void> {
           if (bytes === 0) firstByte = process.hrtime.bigint();
           bytes += chunk.byteLength;
@@ -121,7 +162,8 @@ export async function benchEncode(sizes: readonly number[] = [1_000_000, 10_000_
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const f: EncodeFigure = {
         format: c.format,
-        ...(c.compression ? { compression: c.compression } : {}),
+        label: c.label,
+        ...(c.options.compression ? { compression: c.options.compression } : {}),
         rows,
         seconds,
         rowsPerSecond: Math.round(rows / seconds),
@@ -132,7 +174,7 @@ export async function benchEncode(sizes: readonly number[] = [1_000_000, 10_000_
         wasmMiB: Math.round(pw.wasmMemory().buffer.byteLength / 2 ** 20),
       };
       figures.push(f);
-      const label = `${c.format}${c.compression ? `/${c.compression}` : ''}`.padEnd(15);
+      const label = c.label.padEnd(26);
       console.log(
         `${label} ${String(rows).padStart(9)} rows  ${seconds.toFixed(2).padStart(6)} s  ${(f.rowsPerSecond / 1e6).toFixed(2).padStart(5)} M rows/s  ` +
           `${f.mbPerSecond.toFixed(0).padStart(5)} MB/s  ${(bytes / 1e6).toFixed(1).padStart(7)} MB  first byte ${f.firstByteMs.toFixed(0).padStart(4)} ms  rss ${f.rssMiB} MiB  wasm ${f.wasmMiB} MiB`,
@@ -140,13 +182,30 @@ export async function benchEncode(sizes: readonly number[] = [1_000_000, 10_000_
       (globalThis as { gc?: () => void }).gc?.();
     }
   }
+  await terminal?.close();
   return figures;
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  const sizes = argv.length > 0 ? argv.map((a) => Number(a)) : undefined;
-  if (sizes?.some((n) => !Number.isSafeInteger(n) || n < 0)) throw new Error(`usage: node dist/bench/encode.js [rows ...]`);
-  await benchEncode(sizes);
+  const args = [...argv];
+  let only: string | undefined;
+  const at = args.indexOf('--only');
+  if (at >= 0) {
+    only = args[at + 1];
+    args.splice(at, 2);
+  }
+  let source: TickSource = 'pool';
+  const src = args.indexOf('--source');
+  if (src >= 0) {
+    const value = args[src + 1];
+    if (value !== 'pool' && value !== 'sim') throw new Error('--source pool|sim');
+    source = value;
+    args.splice(src, 2);
+  }
+  const sizes = args.length > 0 ? args.map((a) => Number(a)) : undefined;
+  if (only === undefined && at >= 0) throw new Error('--only needs a label substring');
+  if (sizes?.some((n) => !Number.isSafeInteger(n) || n < 0)) throw new Error(`usage: node dist/bench/encode.js [--only <label-substring>] [rows ...]`);
+  await benchEncode(sizes, only, source);
 }
 
 if (isMain(import.meta.url)) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "args.h"
+#include "parquet_js.h"
 #include "sim/sim_terminal.h"
 #include "sim_config_js.h"
 #include "terminal/constants.h"
@@ -50,6 +51,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("createSimTerminal", Napi::Function::New(env, CreateSimTerminal));
   exports.Set("constants", Constants(env));
   exports.Set("measureHandoff", Napi::Function::New(env, MeasureHandoff));
+  exports.Set("ParquetWriter", DefineParquetWriter(env));
   return exports;
 }
 

@@ -6,6 +6,10 @@
 // series that fails at once can still be answered with an error response. If the sink rejects
 // (client gone) or the series throws, production stops, the series is closed, and writeTo rejects
 // with that error: the HTTP layer must then abort the connection rather than end the body.
+//
+// Parquet has two writers (see ParquetEngine): the addon's native one by default (parquet-native.ts:
+// row groups encoded in parallel on the libuv pool, ~10x parquet-wasm), and parquet-wasm (snappy,
+// or when the addon is not loaded, or on request).
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import { IpcStreamParts } from './ipc-stream-parts.js';
 import { rowsJsonOf } from './json-rows.js';
@@ -17,12 +21,26 @@ import {
   type ParquetCompression,
   type WasmRecordBatch,
 } from './parquet-wasm.js';
+import { defaultParallelism, loadNativeParquet, writeParquetNative, type NativeParquetCodec } from './parquet-native.js';
 import { layoutOf, type SeriesChunk, type SeriesKind, type SeriesLayout } from './series-layout.js';
 import { MediaTypes, type BodySink, type Encoded, type Format } from './types.js';
+
+/**
+ * Which Parquet writer encodes a series: 'native' is the addon's (parallel, on the thread pool;
+ * codecs zstd, lz4, none), 'wasm' parquet-wasm's (single-threaded, on the JS thread; also snappy).
+ * 'auto' (default): native when the addon loads and has the codec, else wasm.
+ */
+export type ParquetEngine = 'auto' | 'native' | 'wasm';
 
 export interface SeriesEncodeOptions {
   /** Parquet page compression (default 'zstd'). */
   compression?: ParquetCompression;
+  /** Parquet: compression level (native writer only; default: zstd 1, lz4 1). */
+  compressionLevel?: number;
+  /** Parquet writer (default 'auto'). */
+  parquetEngine?: ParquetEngine;
+  /** Parquet, native writer: row groups encoding or awaiting their write at most (default: cores, <= 8). */
+  parallelism?: number;
   /** Called with each chunk's row count as the chunk is taken from the series for encoding. */
   onRows?: (n: number) => void;
   /**
@@ -66,7 +84,7 @@ export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries
           case 'arrow':
             return await writeArrow(layout, source, sink, options);
           case 'parquet':
-            return await writeParquet(layout, source, sink, options);
+            return await writeParquetSeries(layout, source, sink, options);
         }
       } finally {
         try {
@@ -108,6 +126,40 @@ async function writeArrow(layout: SeriesLayout, series: Series<SeriesChunk>, sin
   for (const part of ipc.take()) await sink.write(part);
 }
 
+const NATIVE_CODECS: Readonly<Record<ParquetCompression, NativeParquetCodec | null>> = {
+  zstd: 'zstd',
+  lz4: 'lz4',
+  none: 'none',
+  snappy: null,
+};
+
+/** Rows per row group for a request's options (default 128 K, at most MAX_ROW_GROUP_ROWS). */
+function rowGroupRowsOf(options: SeriesEncodeOptions): number {
+  return Math.min(MAX_ROW_GROUP_ROWS, Math.max(1, Math.floor(options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)));
+}
+
+async function writeParquetSeries(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
+  const engine = options.parquetEngine ?? 'auto';
+  const compression = options.compression ?? DEFAULT_COMPRESSION;
+  if (engine !== 'wasm') {
+    const codec = NATIVE_CODECS[compression];
+    const addon = codec ? await loadNativeParquet() : null;
+    if (codec && addon) {
+      return writeParquetNative(addon, layout, series, sink, {
+        codec,
+        ...(options.compressionLevel !== undefined ? { level: options.compressionLevel } : {}),
+        rowGroupRows: rowGroupRowsOf(options),
+        parallelism: options.parallelism ?? defaultParallelism(),
+        ...(options.onRows ? { onRows: options.onRows } : {}),
+      });
+    }
+    if (engine === 'native') {
+      throw new Error(codec ? 'the native Parquet writer is not available (addon not loaded)' : `the native Parquet writer has no ${compression} codec`);
+    }
+  }
+  return writeParquet(layout, series, sink, options);
+}
+
 /**
  * Parquet through parquet-wasm's streaming writer: a ReadableStream of wasm record batches, pulled
  * by the writer one at a time (each pull takes the next slice of at most rowGroupRows rows, and the
@@ -115,7 +167,7 @@ async function writeArrow(layout: SeriesLayout, series: Series<SeriesChunk>, sin
  * as soon as it is complete, and we hand those bytes to the sink before reading more.
  */
 async function writeParquet(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
-  const rowGroupRows = Math.min(MAX_ROW_GROUP_ROWS, Math.max(1, Math.floor(options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)));
+  const rowGroupRows = rowGroupRowsOf(options);
   const pw = await loadParquetWasm();
 
   // Take the first chunk before anything is set up: a series that fails at once fails cleanly.

@@ -1,0 +1,11 @@
+// The native Parquet writer as a JS class: `new ParquetWriter(kind, {codec, level, ...})`,
+// `encodeRowGroup(slices) -> Promise<Buffer>` (encoded on the libuv thread pool, so several row
+// groups encode at once) and `finish() -> Buffer` (the footer). See binding/parquet/parquet_writer.h.
+#pragma once
+#include <napi.h>
+
+namespace tradeapi::napi {
+
+Napi::Function DefineParquetWriter(Napi::Env env);
+
+}  // namespace tradeapi::napi

@@ -1,0 +1,410 @@
+// Tests of the native Parquet writer's pieces: Thrift compact encoding (varints, zigzag, field
+// headers, lists, nested structs), bit packing and DELTA_BINARY_PACKED (checked by decoding it
+// back), page headers, row groups (decompressed and compared) and the footer's framing. Reading
+// whole files back with independent readers (hyparquet, pyarrow) is test/encode/parquet-native.test.ts.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "parquet/compression.h"
+#include "parquet/delta_binary_packed.h"
+#include "parquet/parquet_writer.h"
+#include "parquet/thrift_compact.h"
+
+namespace tradeapi::parquet {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+Bytes varint(uint64_t v) {
+  Bytes out;
+  put_varint(out, v);
+  return out;
+}
+
+// --- A minimal reader side, for the tests only. ---
+
+struct Reader {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      EXPECT_LT(p, end);
+      const uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+  }
+  int64_t zigzag() {
+    const uint64_t v = varint();
+    return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+  }
+};
+
+std::vector<int64_t> decode_delta(const uint8_t* data, size_t size, const uint8_t** stop = nullptr) {
+  Reader r{data, data + size};
+  const uint64_t block = r.varint();
+  const uint64_t miniblocks = r.varint();
+  const uint64_t total = r.varint();
+  int64_t value = r.zigzag();
+  std::vector<int64_t> out;
+  if (total > 0) out.push_back(value);
+  const uint64_t per_mini = block / miniblocks;
+  while (out.size() < total) {
+    const int64_t min_delta = r.zigzag();
+    std::vector<int> widths(miniblocks);
+    for (auto& w : widths) w = *r.p++;
+    for (uint64_t m = 0; m < miniblocks && out.size() < total; ++m) {
+      const int w = widths[m];
+      uint64_t bitpos = 0;
+      for (uint64_t i = 0; i < per_mini; ++i) {
+        uint64_t d = 0;
+        for (int b = 0; b < w; ++b, ++bitpos) d |= static_cast<uint64_t>((r.p[bitpos / 8] >> (bitpos % 8)) & 1) << b;
+        if (out.size() < total) {
+          value = static_cast<int64_t>(static_cast<uint64_t>(value) + static_cast<uint64_t>(min_delta) + d);
+          out.push_back(value);
+        }
+      }
+      r.p += per_mini * static_cast<uint64_t>(w) / 8;
+    }
+  }
+  if (stop) *stop = r.p;
+  return out;
+}
+
+// --- Thrift compact protocol ---
+
+TEST(ThriftCompact, Varints) {
+  EXPECT_EQ(varint(0), (Bytes{0x00}));
+  EXPECT_EQ(varint(1), (Bytes{0x01}));
+  EXPECT_EQ(varint(127), (Bytes{0x7F}));
+  EXPECT_EQ(varint(128), (Bytes{0x80, 0x01}));
+  EXPECT_EQ(varint(300), (Bytes{0xAC, 0x02}));
+  EXPECT_EQ(varint(UINT64_MAX), (Bytes{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}));
+}
+
+TEST(ThriftCompact, ZigZag) {
+  EXPECT_EQ(zigzag32(0), 0u);
+  EXPECT_EQ(zigzag32(-1), 1u);
+  EXPECT_EQ(zigzag32(1), 2u);
+  EXPECT_EQ(zigzag32(-2), 3u);
+  EXPECT_EQ(zigzag32(INT32_MAX), 0xFFFFFFFEu);
+  EXPECT_EQ(zigzag32(INT32_MIN), 0xFFFFFFFFu);
+  EXPECT_EQ(zigzag64(INT64_MIN), UINT64_MAX);
+  EXPECT_EQ(zigzag64(INT64_MAX), UINT64_MAX - 1);
+  EXPECT_EQ(zigzag64(-3), 5u);
+}
+
+TEST(ThriftCompact, FieldHeadersShortAndLong) {
+  Bytes out;
+  CompactWriter w(out);
+  w.field_i32(1, 2);      // delta 1: 0x15, zigzag(2)=4
+  w.field_i64(3, -1);     // delta 2: 0x26, zigzag(-1)=1
+  w.field_i32(20, 0);     // delta 17 > 15: long form 0x05, zigzag16(20)=40
+  w.field_i32(10, 1);     // negative delta: long form 0x05, 20, value 2
+  w.field_bool(11, true); // delta 1, type 1
+  w.field_bool(12, false);// delta 1, type 2
+  w.field_i8(13, -2);     // delta 1, type 3, raw byte
+  w.end_message();
+  EXPECT_EQ(out, (Bytes{0x15, 0x04, 0x26, 0x01, 0x05, 40, 0x00, 0x05, 20, 0x02, 0x11, 0x12, 0x13, 0xFE, 0x00}));
+}
+
+TEST(ThriftCompact, StringsListsAndNestedStructs) {
+  Bytes out;
+  CompactWriter w(out);
+  w.field_string(4, "ab");             // 0x48, len 2, 'a' 'b'
+  w.begin_struct_field(5);             // 0x1C
+  w.field_i32(15, 7);                  // inner ids restart at 0: delta 15 -> 0xF5, 14
+  w.end_struct();                      // 0x00
+  w.field_i32(6, 1);                   // outer last id is 5 again: delta 1 -> 0x15, 2
+  w.begin_list_field(7, CType::I32, 2);  // 0x19, list header 0x25
+  w.i32(-1);
+  w.i32(1);
+  w.begin_list_field(8, CType::Struct, 20);  // 0x19, long list header 0xFC, varint 20
+  for (int i = 0; i < 20; ++i) {
+    w.begin_struct_element();
+    w.end_struct();
+  }
+  w.end_message();
+  Bytes want{0x48, 2, 'a', 'b', 0x1C, 0xF5, 14, 0x00, 0x15, 0x02, 0x19, 0x25, 0x01, 0x02, 0x19, 0xFC, 20};
+  want.insert(want.end(), 20, 0x00);
+  want.push_back(0x00);
+  EXPECT_EQ(out, want);
+}
+
+TEST(ThriftCompact, DataPageHeader) {
+  Bytes out;
+  encode_data_page_header(out, 3, Encoding::Plain, 24, 10);
+  // type 0, uncompressed 24, compressed 10, data_page_header {num_values 3, PLAIN, RLE, RLE}.
+  EXPECT_EQ(out, (Bytes{0x15, 0x00, 0x15, 48, 0x15, 20, 0x2C, 0x15, 6, 0x15, 0, 0x15, 6, 0x15, 6, 0x00, 0x00}));
+}
+
+// --- Bit packing and DELTA_BINARY_PACKED ---
+
+TEST(BitPack, LsbFirst) {
+  const uint64_t v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  Bytes out;
+  bit_pack(v, 8, 3, out);
+  // The Parquet spec's example: 0..7 at 3 bits -> 10001000 11000110 11111010.
+  EXPECT_EQ(out, (Bytes{0x88, 0xC6, 0xFA}));
+  out.clear();
+  bit_pack(v, 8, 0, out);
+  EXPECT_TRUE(out.empty());
+  const uint64_t wide[8] = {UINT64_MAX, 0, 1, UINT64_MAX - 1, 5, 6, 7, 8};
+  bit_pack(wide, 8, 64, out);
+  ASSERT_EQ(out.size(), 64u);
+  uint64_t back[8];
+  std::memcpy(back, out.data(), 64);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(back[i], wide[i]);
+}
+
+TEST(DeltaBinaryPacked, RoundTripsEdgeCases) {
+  std::mt19937_64 rng(7);
+  std::vector<std::vector<int64_t>> cases = {
+      {},
+      {42},
+      {5, 5},
+      {INT64_MIN, INT64_MAX, INT64_MIN, 0, -1, INT64_MAX},  // wrapping deltas, width 64
+  };
+  for (size_t n : {31u, 32u, 33u, 127u, 128u, 129u, 1000u, 4097u}) {
+    std::vector<int64_t> sorted(n), noisy(n);
+    int64_t t = 1704888000000;
+    for (size_t i = 0; i < n; ++i) {
+      t += static_cast<int64_t>(rng() % 700);
+      sorted[i] = t;
+      noisy[i] = static_cast<int64_t>(rng());
+    }
+    cases.push_back(sorted);
+    cases.push_back(noisy);
+  }
+  for (const auto& values : cases) {
+    Bytes out;
+    delta_binary_packed_encode(values.data(), values.size(), out);
+    const uint8_t* stop = nullptr;
+    EXPECT_EQ(decode_delta(out.data(), out.size(), &stop), values) << values.size() << " values";
+    EXPECT_EQ(stop, out.data() + out.size()) << "no trailing bytes, " << values.size() << " values";
+  }
+}
+
+TEST(DeltaBinaryPacked, SortedTimesPackSmall) {
+  std::vector<int64_t> ms(131072);
+  for (size_t i = 0; i < ms.size(); ++i) ms[i] = 1704888000000 + static_cast<int64_t>(i) * 250;
+  Bytes out;
+  delta_binary_packed_encode(ms.data(), ms.size(), out);
+  EXPECT_LT(out.size(), ms.size() / 10) << "constant deltas: width 0 miniblocks";
+  EXPECT_EQ(decode_delta(out.data(), out.size()), ms);
+}
+
+// --- Row groups and the footer ---
+
+struct Tick {
+  std::vector<int64_t> time, time_msc;
+  std::vector<double> bid, ask, last, volume_real;
+  std::vector<uint64_t> volume;
+  std::vector<uint32_t> flags;
+  explicit Tick(size_t n) : time(n), time_msc(n), bid(n), ask(n), last(n), volume_real(n), volume(n), flags(n) {
+    for (size_t i = 0; i < n; ++i) {
+      time_msc[i] = 1704888000000 + static_cast<int64_t>(i) * 137;
+      time[i] = time_msc[i] / 1000;
+      bid[i] = 1.1 + static_cast<double>(i % 100) * 1e-5;
+      ask[i] = bid[i] + 1.2e-4;
+      volume[i] = i % 5 == 0 ? UINT64_MAX : i;
+      flags[i] = i % 2 ? 0x80000000u : 6u;
+    }
+  }
+  RowGroupInput input(size_t from, size_t to) const {
+    RowGroupInput in;
+    const void* cols[] = {time.data(), bid.data(), ask.data(), last.data(), volume.data(), time_msc.data(), flags.data(), volume_real.data()};
+    const size_t sizes[] = {8, 8, 8, 8, 8, 8, 4, 8};
+    for (size_t c = 0; c < 8; ++c) {
+      // Two segments per column, to exercise the gathering.
+      const size_t mid = from + (to - from) / 3;
+      const auto* base = static_cast<const uint8_t*>(cols[c]);
+      in.columns.push_back({{base + from * sizes[c], mid - from}, {base + mid * sizes[c], to - mid}});
+    }
+    return in;
+  }
+};
+
+// Splits a column chunk into pages: (header bytes consumed are skipped by locating the
+// data_page_header's fields through the known layout of our own headers) -> decompressed bodies.
+std::vector<Bytes> page_bodies(const uint8_t* p, size_t size, Codec codec) {
+  std::vector<Bytes> bodies;
+  const uint8_t* end = p + size;
+  while (p < end) {
+    Reader r{p, end};
+    EXPECT_EQ(*r.p++, 0x15);  // type
+    r.varint();
+    EXPECT_EQ(*r.p++, 0x15);
+    const auto uncompressed = static_cast<size_t>(r.zigzag());
+    EXPECT_EQ(*r.p++, 0x15);
+    const auto compressed = static_cast<size_t>(r.zigzag());
+    EXPECT_EQ(*r.p++, 0x2C);  // data_page_header struct
+    while (*r.p != 0) {       // its i32 fields
+      ++r.p;
+      r.varint();
+    }
+    ++r.p;
+    EXPECT_EQ(*r.p++, 0x00);  // end of PageHeader
+    Bytes body(uncompressed);
+    if (codec == Codec::Zstd) {
+      EXPECT_EQ(ZSTD_decompress(body.data(), body.size(), r.p, compressed), uncompressed);
+    } else {
+      EXPECT_EQ(compressed, uncompressed);
+      std::memcpy(body.data(), r.p, compressed);
+    }
+    bodies.push_back(std::move(body));
+    p = r.p + compressed;
+  }
+  return bodies;
+}
+
+TEST(RowGroup, ValuesStatisticsAndPages) {
+  const Tick t(1000);
+  const Schema schema = tick_schema();
+  for (Codec codec : {Codec::Zstd, Codec::Uncompressed}) {
+    WriterOptions options;
+    options.codec = codec;
+    options.page_rows = 300;  // 3 pages per column
+    const EncodedRowGroup g = encode_row_group(schema, options, t.input(100, 1000));
+    EXPECT_EQ(g.meta.num_rows, 900);
+    EXPECT_EQ(g.meta.byte_size, static_cast<int64_t>(g.bytes.size()));
+    ASSERT_EQ(g.meta.columns.size(), 8u);
+    for (size_t c = 0; c < 8; ++c) {
+      const ColumnChunkMeta& m = g.meta.columns[c];
+      const int64_t next = c + 1 < 8 ? g.meta.columns[c + 1].data_page_offset : g.meta.byte_size;
+      EXPECT_EQ(m.data_page_offset + m.total_compressed_size, next) << "chunks are contiguous";
+      EXPECT_EQ(m.num_values, 900);
+    }
+    // time: seconds * 1000, delta-encoded, over 3 pages.
+    const ColumnChunkMeta& time = g.meta.columns[0];
+    auto pages = page_bodies(g.bytes.data() + time.data_page_offset, static_cast<size_t>(time.total_compressed_size), codec);
+    ASSERT_EQ(pages.size(), 3u);
+    std::vector<int64_t> decoded;
+    for (const Bytes& body : pages) {
+      auto part = decode_delta(body.data(), body.size());
+      decoded.insert(decoded.end(), part.begin(), part.end());
+    }
+    ASSERT_EQ(decoded.size(), 900u);
+    for (size_t i = 0; i < 900; ++i) ASSERT_EQ(decoded[i], t.time[100 + i] * 1000);
+    // flags: PLAIN uint32.
+    const ColumnChunkMeta& flags = g.meta.columns[6];
+    pages = page_bodies(g.bytes.data() + flags.data_page_offset, static_cast<size_t>(flags.total_compressed_size), codec);
+    Bytes all;
+    for (const Bytes& body : pages) all.insert(all.end(), body.begin(), body.end());
+    ASSERT_EQ(all.size(), 900u * 4);
+    EXPECT_EQ(std::memcmp(all.data(), t.flags.data() + 100, all.size()), 0);
+    // Statistics in the logical type's order: unsigned for volume and flags.
+    uint64_t vmax = 0, vmin = 1;
+    std::memcpy(&vmax, g.meta.columns[4].max->data(), 8);
+    std::memcpy(&vmin, g.meta.columns[4].min->data(), 8);
+    EXPECT_EQ(vmax, UINT64_MAX);
+    EXPECT_EQ(vmin, 101u);
+    uint32_t fmax = 0;
+    std::memcpy(&fmax, g.meta.columns[6].max->data(), 4);
+    EXPECT_EQ(fmax, 0x80000000u);
+    double lmin = 1, lmax = 1;  // `last` is all zeros: min -0.0, max +0.0
+    std::memcpy(&lmin, g.meta.columns[3].min->data(), 8);
+    std::memcpy(&lmax, g.meta.columns[3].max->data(), 8);
+    EXPECT_TRUE(lmin == 0.0 && std::signbit(lmin));
+    EXPECT_TRUE(lmax == 0.0 && !std::signbit(lmax));
+  }
+}
+
+TEST(RowGroup, RejectsInconsistentInput) {
+  const Tick t(10);
+  RowGroupInput in = t.input(0, 10);
+  in.columns[3].pop_back();
+  EXPECT_THROW(encode_row_group(tick_schema(), WriterOptions{}, in), std::invalid_argument);
+  in.columns.pop_back();
+  EXPECT_THROW(encode_row_group(tick_schema(), WriterOptions{}, in), std::invalid_argument);
+}
+
+TEST(Footer, FramingAndOffsets) {
+  const Tick t(500);
+  const Schema schema = tick_schema();
+  WriterOptions options;
+  std::vector<RowGroupMeta> groups;
+  Bytes file(kMagic, kMagic + 4);
+  for (size_t from = 0; from < 500; from += 200) {
+    EncodedRowGroup g = encode_row_group(schema, options, t.input(from, std::min<size_t>(500, from + 200)));
+    file.insert(file.end(), g.bytes.begin(), g.bytes.end());
+    groups.push_back(std::move(g.meta));
+  }
+  const Bytes footer = encode_footer(schema, options, groups, "tradeapi test");
+  file.insert(file.end(), footer.begin(), footer.end());
+  ASSERT_GE(file.size(), 12u);
+  EXPECT_EQ(std::memcmp(file.data() + file.size() - 4, "PAR1", 4), 0);
+  uint32_t length = 0;
+  std::memcpy(&length, file.data() + file.size() - 8, 4);
+  EXPECT_EQ(length + 8, footer.size());
+  const Bytes metadata = encode_file_metadata(schema, options, groups, 4, "tradeapi test");
+  EXPECT_EQ(Bytes(footer.begin(), footer.begin() + length), metadata);
+  // FileMetaData starts with version 2 (field 1, i32) and the schema list of 9 structs.
+  EXPECT_EQ(metadata[0], 0x15);
+  EXPECT_EQ(metadata[1], 0x04);
+  EXPECT_EQ(metadata[2], 0x19);
+  EXPECT_EQ(metadata[3], 0x9C);
+  // The second row group's first data page offset: magic + first group's bytes.
+  const auto second = 4 + groups[0].byte_size;
+  Bytes needle{0x26};  // field 9 (data_page_offset) after field 7: delta 2, type i64
+  put_varint(needle, zigzag64(second));
+  const std::string hay(metadata.begin(), metadata.end());
+  EXPECT_NE(hay.find(std::string(needle.begin(), needle.end())), std::string::npos);
+  // An empty file (no row groups) still carries the schema.
+  const Bytes empty = encode_footer(schema, options, {}, "t");
+  EXPECT_GT(empty.size(), 100u);
+}
+
+TEST(Compression, CodecsAndLevels) {
+  EXPECT_EQ(codec_from_name("zstd"), Codec::Zstd);
+  EXPECT_EQ(codec_from_name("lz4"), Codec::Lz4Raw);
+  EXPECT_EQ(codec_from_name("none"), Codec::Uncompressed);
+  EXPECT_FALSE(codec_from_name("snappy").has_value());
+  EXPECT_THROW(check_level(Codec::Zstd, 0), std::invalid_argument);
+  EXPECT_THROW(check_level(Codec::Zstd, 23), std::invalid_argument);
+  EXPECT_NO_THROW(check_level(Codec::Zstd, 3));
+  EXPECT_THROW(check_level(Codec::Lz4Raw, 0), std::invalid_argument);
+  Bytes src(100000);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i % 7);
+  Bytes out{0xAA};
+  const size_t n = compress_append(Codec::Zstd, 1, src.data(), src.size(), out);
+  EXPECT_EQ(out.size(), 1 + n);
+  EXPECT_EQ(out[0], 0xAA);
+  Bytes back(src.size());
+  EXPECT_EQ(ZSTD_decompress(back.data(), back.size(), out.data() + 1, n), src.size());
+  EXPECT_EQ(back, src);
+}
+
+}  // namespace
+}  // namespace tradeapi::parquet
+
+namespace tradeapi::parquet {
+namespace {
+
+TEST(ByteStreamSplit, TransposesBytes) {
+  const double v[3] = {1.0, -2.5, 3.25};
+  uint8_t in[24], out[24];
+  std::memcpy(in, v, 24);
+  byte_stream_split(in, 3, 8, out);
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t k = 0; k < 8; ++k) EXPECT_EQ(out[k * 3 + i], in[i * 8 + k]);
+  const uint8_t small[6] = {1, 2, 3, 4, 5, 6};
+  uint8_t split[6];
+  byte_stream_split(small, 3, 2, split);
+  EXPECT_EQ(std::vector<uint8_t>(split, split + 6), (std::vector<uint8_t>{1, 3, 5, 2, 4, 6}));
+  const Schema s = with_byte_stream_split(tick_schema());
+  EXPECT_EQ(s[1].encoding, Encoding::ByteStreamSplit);
+  EXPECT_EQ(s[0].encoding, Encoding::DeltaBinaryPacked);
+  EXPECT_EQ(s[4].encoding, Encoding::Plain);
+}
+
+}  // namespace
+}  // namespace tradeapi::parquet
