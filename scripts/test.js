@@ -61,7 +61,7 @@ gtest('C++ core (gtest)', 'build/core-tests', ['-DCMAKE_BUILD_TYPE=Release']);
 if (sanitize) gtest('C++ core under ASan+UBSan', 'build/core-tests-asan', ['-DCMAKE_BUILD_TYPE=Debug', '-DTRADEAPI_SANITIZE=ON']);
 
 // 3. tap.
-const tap = run('tap', node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', ...(process.argv.slice(2).length ? process.argv.slice(2) : ['test'])], { capture: true });
+const tap = run('tap', node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', ...process.argv.slice(2)], { capture: true });
 const counts = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(tap.stdout);
 let tapPassed = 0, tapFailed = 0;
 if (counts) {
