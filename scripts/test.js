@@ -60,6 +60,27 @@ function gtest(label, dir, extra) {
 gtest('C++ core (gtest)', 'build/core-tests', ['-DCMAKE_BUILD_TYPE=Release']);
 if (sanitize) gtest('C++ core under ASan+UBSan', 'build/core-tests-asan', ['-DCMAKE_BUILD_TYPE=Debug', '-DTRADEAPI_SANITIZE=ON']);
 
+// 2b. The addon itself under ASan+UBSan: an instrumented build in build/asan, loaded through
+// TRADEAPI_ADDON with the sanitizer runtimes preloaded into node, for the suites that exercise
+// the N-API layer directly (worker queue, cursors, external buffers, the Parquet writer).
+if (sanitize) {
+  const label = 'addon under ASan+UBSan (tap)';
+  if (!run(`${label} build`, node, [bin('cmake-js', 'bin/cmake-js'), 'compile', '-O', 'build/asan', '--CDTRADEAPI_SANITIZE=ON', '--CDTRADEAPI_WERROR=ON', '--CDCMAKE_BUILD_TYPE=RelWithDebInfo']).ok) fail(label);
+  const runtime = (lib) => spawnSync('gcc', [`-print-file-name=${lib}`], { encoding: 'utf8' }).stdout.trim();
+  const r = run(label, node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', 'test/terminal', 'test/encode/parquet-native.test.ts'], {
+    capture: true,
+    env: {
+      TRADEAPI_ADDON: path.join(root, 'build/asan/Release/tradeapi.node'),
+      LD_PRELOAD: `${runtime('libasan.so')} ${runtime('libubsan.so')}`,
+      ASAN_OPTIONS: 'detect_leaks=0', // node itself is not leak-clean; leaks are covered by the gtest run
+      UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+    },
+  });
+  const c = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout);
+  summary.push({ label, passed: Number(c?.[2] ?? 0), failed: Number(c?.[3] ?? (r.ok ? 0 : 1)) });
+  if (!r.ok) fail(label);
+}
+
 // 3. tap.
 const tap = run('tap', node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', ...process.argv.slice(2)], { capture: true });
 const counts = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(tap.stdout);

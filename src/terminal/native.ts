@@ -95,4 +95,7 @@ export interface NativeAddon {
 }
 
 const load = require('node-gyp-build') as (dir: string) => unknown;
-export const addon = load(root) as NativeAddon;
+// TRADEAPI_ADDON names a specific .node file instead (the test script uses it to run the suites
+// against an AddressSanitizer build of the addon).
+const override = process.env.TRADEAPI_ADDON;
+export const addon = (override ? require(path.resolve(override)) : load(root)) as NativeAddon;
