@@ -1,7 +1,7 @@
 // `tradeapi serve [--host H] [--port P] [--read-only]` and `tradeapi --help`.
 import { parseArgs } from 'node:util';
 
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, ignoredInReadOnly, loadConfig, type Config } from './config.js';
 import { AdapterUnavailableError, pickAdapter } from './http/adapters.js';
 import { createLogger } from './log.js';
 
@@ -14,13 +14,23 @@ Usage:
 Options (override TRADEAPI_HOST / TRADEAPI_PORT):
   --host <host>    address to listen on (default 127.0.0.1)
   --port <port>    port to listen on (default 8000; 0 picks a free one)
-  --read-only      serve only the read-only routes (not implemented yet)
+  --read-only      read-only deployment: GET data routes only, under /api/v1, with
+                   mandatory key, rate limit and CORS (its own variables, below)
 
-Environment:
+Environment, full service:
   TRADEAPI_SECRET_KEY                     API key for X-API-Key; unset or empty disables auth
   TRADEAPI_LOG_LEVEL                      DEBUG, INFO (default), WARNING, ERROR, CRITICAL
   TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS  positive integer, default 100
   TRADEAPI_ROUTER_PREFIX                  route prefix, e.g. /api/v1 (default: none)
+
+Environment, --read-only (the four variables above are ignored):
+  TRADE_API_KEY                           required API key for X-API-Key (not on /api/v1/health)
+  API_LOG_LEVEL                           DEBUG, INFO (default), WARNING, ERROR, CRITICAL
+  API_RATE_LIMIT                          requests per minute per client, default 100
+  API_CORS_ORIGINS                        comma-separated origins, or * (default: none)
+  API_TRUST_PROXY                         reverse proxies in front (X-Forwarded-For), default 0
+
+Environment, both:
   TRADEAPI_TERMINAL                       terminal to use: sim (default, the only one so far)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
@@ -62,8 +72,6 @@ export async function main(argv: readonly string[]): Promise<void> {
   let choice;
   try {
     config = loadConfig(process.env, { host: values.host, port: values.port, readOnly: values['read-only'] });
-    // The read-only variant (its own env, CORS, rate limit) is a separate issue.
-    if (config.readOnly) refuse('--read-only is not implemented yet');
     choice = pickAdapter(config.http);
   } catch (e) {
     if (e instanceof ConfigError || e instanceof AdapterUnavailableError) refuse(e.message);
@@ -84,9 +92,24 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(`tradeapi: cannot listen on ${config.host}:${config.port}: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
+  if (config.readOnly) {
+    const ignored = ignoredInReadOnly(process.env);
+    if (ignored.length > 0) logger.warn({ ignored }, `read-only mode ignores ${ignored.join(', ')}`);
+  }
+  const ro = config.readOnly;
   logger.info(
-    { adapter: server.adapter, reason: choice.reason, host: config.host, port: server.port, prefix: config.routerPrefix, auth: config.secretKey !== undefined, terminal: config.terminal },
-    `tradeapi serving with ${server.adapter} on http://${config.host}:${server.port}${config.routerPrefix}/`,
+    {
+      adapter: server.adapter,
+      reason: choice.reason,
+      host: config.host,
+      port: server.port,
+      prefix: config.routerPrefix,
+      auth: config.secretKey !== undefined,
+      terminal: config.terminal,
+      mode: ro ? 'read-only' : 'full',
+      ...(ro ? { rateLimitPerMinute: ro.rateLimit, corsOrigins: ro.corsOrigins, trustProxy: ro.trustProxy } : {}),
+    },
+    `tradeapi serving${ro ? ' read-only' : ''} with ${server.adapter} on http://${config.host}:${server.port}${config.routerPrefix}/`,
   );
 
   let stopping = false;

@@ -17,7 +17,21 @@ export interface Config {
   readonly http: AdapterName | undefined;
   readonly host: string;
   readonly port: number;
-  readonly readOnly: boolean;
+  /**
+   * Present exactly in read-only mode (`serve --read-only`, Variant B): then the routes sit under
+   * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
+   */
+  readonly readOnly: ReadOnlySettings | undefined;
+}
+
+/** Settings of the read-only mode, from its own variables (API_*, TRADE_API_KEY). */
+export interface ReadOnlySettings {
+  /** API_RATE_LIMIT: requests per minute per client. */
+  readonly rateLimit: number;
+  /** API_CORS_ORIGINS: '*' (any origin) or serialized origins (e.g. https://app.example.com); empty = no cross-origin access. */
+  readonly corsOrigins: '*' | readonly string[];
+  /** API_TRUST_PROXY: reverse-proxy hops whose X-Forwarded-For entries are trusted; 0 = use the socket address. */
+  readonly trustProxy: number;
 }
 
 /** A configuration value the service refuses; the message names the variable and the value. */
@@ -39,7 +53,18 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8000,
   maxMarketBookSubscriptions: 100,
+  /** API_RATE_LIMIT when unset: the spec's example value, requests per minute per client. */
+  rateLimit: 100,
 } as const;
+
+/** The fixed route prefix of the read-only mode. */
+export const READ_ONLY_PREFIX = '/api/v1';
+
+/**
+ * The full variant's own variables: read-only mode ignores them (the process-level TRADEAPI_HOST,
+ * TRADEAPI_PORT, TRADEAPI_HTTP and TRADEAPI_TERMINAL apply in both modes).
+ */
+export const FULL_VARIANT_ONLY = ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX'] as const;
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -51,29 +76,114 @@ export interface ConfigOverrides {
 }
 
 export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
+  const common = processSettings(env, overrides);
+  if (overrides.readOnly) return loadReadOnlyConfig(env, common);
   const secret = env.TRADEAPI_SECRET_KEY;
   return {
     secretKey: secret === undefined || secret === '' ? undefined : secret,
-    logLevel: parseLogLevel(env.TRADEAPI_LOG_LEVEL),
+    logLevel: parseLogLevel('TRADEAPI_LOG_LEVEL', env.TRADEAPI_LOG_LEVEL),
     maxMarketBookSubscriptions: parsePositiveInt(
       'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS',
       env.TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS,
       DEFAULTS.maxMarketBookSubscriptions,
     ),
     routerPrefix: normalizePrefix(env.TRADEAPI_ROUTER_PREFIX ?? ''),
+    ...common,
+    readOnly: undefined,
+  };
+}
+
+type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port'>;
+
+/** What the process runs on and listens at: the same variables and flags in both modes. */
+function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
+  return {
     terminal: parseTerminal(env.TRADEAPI_TERMINAL),
     http: parseAdapter(env.TRADEAPI_HTTP),
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
-    readOnly: overrides.readOnly ?? false,
   };
 }
 
-function parseLogLevel(raw: string | undefined): LogLevel {
+/**
+ * Read-only mode (Variant B): TRADE_API_KEY (required), API_LOG_LEVEL, API_RATE_LIMIT,
+ * API_CORS_ORIGINS, API_TRUST_PROXY; the full variant's TRADEAPI_* settings are not read at all,
+ * so that even an invalid value there cannot matter.
+ */
+function loadReadOnlyConfig(env: Env, common: ProcessSettings): Config {
+  return {
+    secretKey: parseRequiredKey(env.TRADE_API_KEY),
+    logLevel: parseLogLevel('API_LOG_LEVEL', env.API_LOG_LEVEL),
+    // No subscribe route in this mode, so the cap never applies.
+    maxMarketBookSubscriptions: DEFAULTS.maxMarketBookSubscriptions,
+    routerPrefix: READ_ONLY_PREFIX,
+    ...common,
+    readOnly: {
+      rateLimit: parsePositiveInt('API_RATE_LIMIT', env.API_RATE_LIMIT, DEFAULTS.rateLimit),
+      corsOrigins: parseCorsOrigins(env.API_CORS_ORIGINS),
+      trustProxy: parseTrustProxy(env.API_TRUST_PROXY),
+    },
+  };
+}
+
+/** The full-variant variables set in `env`, which read-only mode ignores (names only, never values). */
+export function ignoredInReadOnly(env: Env): string[] {
+  return FULL_VARIANT_ONLY.filter((name) => env[name] !== undefined && env[name] !== '');
+}
+
+function parseRequiredKey(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') {
+    throw new ConfigError('TRADE_API_KEY must be set to a non-empty API key in read-only mode (clients send it as X-API-Key); refusing to start without one');
+  }
+  // HTTP strips a header value's surrounding whitespace: such a key could never be presented.
+  if (raw !== raw.trim()) throw new ConfigError('TRADE_API_KEY must not begin or end with whitespace (HTTP strips it from the X-API-Key header)');
+  if (!/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(raw)) {
+    throw new ConfigError('TRADE_API_KEY must be printable ASCII (it travels in an HTTP header)');
+  }
+  return raw;
+}
+
+/**
+ * '*' or a comma-separated list of origins (scheme://host[:port], no path). Each is stored in its
+ * serialized form, which is what browsers send in Origin: lower-case host, default port left out.
+ */
+export function parseCorsOrigins(raw: string | undefined): '*' | readonly string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.includes('*')) {
+    if (items.length > 1) throw new ConfigError(`API_CORS_ORIGINS: '*' allows every origin and cannot be combined with a list; got ${JSON.stringify(raw)}`);
+    return '*';
+  }
+  const origins = new Set<string>();
+  for (const item of items) {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new ConfigError(`API_CORS_ORIGINS entries must be origins such as https://app.example.com; got ${JSON.stringify(item)}`);
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+      throw new ConfigError(`API_CORS_ORIGINS entries must be http(s)://host[:port] with no path, query or credentials; got ${JSON.stringify(item)}`);
+    }
+    origins.add(url.origin);
+  }
+  return [...origins];
+}
+
+function parseTrustProxy(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 0;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text) || Number(text) > 10) {
+    throw new ConfigError(`API_TRUST_PROXY must be the number of reverse proxies in front of the service (0 to 10; 1 for a single nginx or Caddy); got ${JSON.stringify(raw)}`);
+  }
+  return Number(text);
+}
+
+function parseLogLevel(name: string, raw: string | undefined): LogLevel {
   if (raw === undefined || raw.trim() === '') return 'info';
   const level = LOG_LEVELS[raw.trim().toUpperCase()];
   if (!level) {
-    throw new ConfigError(`TRADEAPI_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (any case); got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`${name} must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (any case); got ${JSON.stringify(raw)}`);
   }
   return level;
 }

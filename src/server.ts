@@ -2,9 +2,11 @@
 import { readFileSync } from 'node:fs';
 
 import type { Config } from './config.js';
-import type { HttpAdapter } from './http/adapter.js';
+import type { HttpAdapter, HttpRequest } from './http/adapter.js';
 import { apiKeyCheck } from './http/auth.js';
+import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
+import { clientAddress, RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.js';
 import { Router } from './http/router.js';
 import { SubscriptionRegistry } from './http/subscriptions.js';
 import { createLogger, type Logger } from './log.js';
@@ -19,6 +21,8 @@ export interface StartOptions {
   /** 0 picks a free port. */
   port?: number;
   logger?: Logger;
+  /** Read-only mode: the rate-limit window (default one minute); shorter only in tests. */
+  rateLimitWindowMs?: number;
 }
 
 export interface RunningServer {
@@ -50,15 +54,35 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { terminal, config, adapter } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
+  const readOnly = config.readOnly;
   const router = new Router(
-    routeTable({ prefix: config.routerPrefix, version: packageVersion(), authRequired: config.secretKey !== undefined, readOnly: config.readOnly }),
+    routeTable({
+      prefix: config.routerPrefix,
+      version: packageVersion(),
+      authRequired: config.secretKey !== undefined,
+      readOnly: readOnly !== undefined,
+      rateLimit: readOnly?.rateLimit,
+    }),
   );
+  let cors: CorsPolicy | undefined;
+  let rateLimit: { limiter: RateLimiter; client(req: HttpRequest): string } | undefined;
+  if (readOnly) {
+    const methods = [...new Set(router.routes.map((r) => r.method))];
+    cors = new CorsPolicy(readOnly.corsOrigins, methods);
+    if (readOnly.corsOrigins === '*') {
+      logger.warn('API_CORS_ORIGINS=* lets any web page call this API from a browser (it still needs the key); restrict it to your origins for a public deployment');
+    }
+    const limiter = new RateLimiter(readOnly.rateLimit, options.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
+    rateLimit = { limiter, client: (req) => clientAddress(req, readOnly.trustProxy) };
+  }
   const handler = createDispatcher({
     router,
     prefix: config.routerPrefix,
     services: { terminal, subscriptions, config },
     keyCheck: apiKeyCheck(config.secretKey),
     logger,
+    cors,
+    rateLimit,
   });
   const listening = await adapter.listen(options.host ?? config.host, options.port ?? config.port, handler);
   return {

@@ -1,5 +1,6 @@
-// The request pipeline: prefix -> auth -> route -> parameters -> format -> body -> handler ->
-// encoded response, with every failure answered as a problem document and one log line per request.
+// The request pipeline: [CORS preflight] -> prefix -> route -> [rate limit] -> auth -> parameters
+// -> format -> body -> handler -> encoded response, with every failure answered as a problem
+// document and one log line per request. The bracketed steps exist in read-only mode only.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 
@@ -10,11 +11,13 @@ import type { Logger } from 'pino';
 import { MediaTypes, type Format } from '../encode/types.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
 import type { KeyCheck } from './auth.js';
+import type { CorsPolicy } from './cors.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
 import { toProblem } from './errors-map.js';
 import { negotiateFormat } from './negotiate.js';
 import { ParameterParser } from './params.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { Route, Services } from './route.js';
 import type { Router } from './router.js';
 
@@ -33,13 +36,18 @@ export interface DispatcherOptions {
   services: Services;
   keyCheck: KeyCheck | undefined;
   logger: Logger;
+  /** Read-only mode: CORS headers on every response, and preflights answered. */
+  cors?: CorsPolicy | undefined;
+  /** Read-only mode: requests per client, counted on every route but the public one. */
+  rateLimit?: { limiter: RateLimiter; client(req: HttpRequest): string } | undefined;
 }
 
 const encoder = new TextEncoder();
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function createDispatcher(opts: DispatcherOptions): RequestHandler {
-  const { router, prefix, services, keyCheck, logger } = opts;
+  const { router, prefix, services, keyCheck, logger, rateLimit } = opts;
+  const cors = opts.cors && !opts.cors.disabled ? opts.cors : undefined;
   // Validators are compiled once, at start-up.
   const compiled = new Map<Route, Compiled>();
   for (const route of router.routes) {
@@ -55,6 +63,14 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     const incoming = req.header('x-request-id');
     const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const base: Record<string, string> = { 'x-request-id': id, 'cache-control': 'no-store' };
+    // CORS headers go on every response, errors included; Vary: Origin is merged with Vary: Accept.
+    const crossOrigin = cors?.responseHeaders(req);
+    if (crossOrigin) Object.assign(base, crossOrigin.headers);
+    const vary = (value?: string): Record<string, string> => {
+      const fields = [value, crossOrigin?.varyOrigin ? 'Origin' : undefined].filter((f) => f !== undefined);
+      return fields.length > 0 ? { vary: fields.join(', ') } : {};
+    };
+    Object.assign(base, vary());
     let route: Route | undefined;
     let status: number;
     try {
@@ -65,11 +81,24 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     logger.info({ id, method: req.method, path: req.path, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
 
     async function handle(): Promise<number> {
+      // A preflight carries no key and is not counted: the browser sends it on its own.
+      if (cors?.isPreflight(req)) {
+        res.send(204, { 'x-request-id': id, 'cache-control': 'no-store', ...cors.preflightHeaders(req) }, new Uint8Array(0));
+        return 204;
+      }
       const below = belowPrefix(req.path, prefix);
       const match = below === undefined ? { kind: 'not-found' as const } : router.match(req.method, below);
+      const isPublic = match.kind === 'found' && match.route.public;
+      // Counted before auth, so that guessing keys is limited too; /health is exempt.
+      if (rateLimit && !isPublic) {
+        const decision = await rateLimit.limiter.consume(rateLimit.client(req));
+        Object.assign(base, decision.headers);
+        if (!decision.allowed) {
+          throw new ProblemError('rateLimited', `more than ${rateLimit.limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`);
+        }
+      }
       // Auth before 404/405 so that an unauthenticated client learns nothing about paths; the
       // one public route (/health) is exempt. The detail never says whether the key was missing.
-      const isPublic = match.kind === 'found' && match.route.public;
       if (keyCheck && !isPublic && !keyCheck(req.header('x-api-key'))) {
         throw new ProblemError('unauthorized', 'a valid X-API-Key header is required');
       }
@@ -98,7 +127,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
           return 200;
         }
         case 'series': {
-          const headers = { ...base, vary: 'Accept', 'content-type': MediaTypes[format as Format] };
+          const headers = { ...base, ...vary('Accept'), 'content-type': MediaTypes[format as Format] };
           const sink = new StreamingSink(res, 200, headers);
           try {
             const encoded = await encodeReply(format as Format, reply);
@@ -118,7 +147,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         default: {
           const encoded = await encodeReply(format as Format, reply);
           const bytes = await collect(encoded);
-          res.send(200, { ...base, vary: 'Accept', 'content-type': encoded.contentType }, bytes);
+          res.send(200, { ...base, ...vary('Accept'), 'content-type': encoded.contentType }, bytes);
           return 200;
         }
       }

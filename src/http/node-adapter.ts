@@ -92,6 +92,12 @@ class NodeResponse implements HttpResponse {
 
   send(status: number, headers: Headers, body: Uint8Array): void {
     if (this.aborted) return;
+    if (status === 204) {
+      // No Content: no body and, per RFC 9110, no Content-Length either.
+      this.res.writeHead(status, headers);
+      this.res.end();
+      return;
+    }
     this.res.writeHead(status, { ...headers, 'content-length': String(body.byteLength) });
     this.res.end(body);
   }

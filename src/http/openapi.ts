@@ -11,6 +11,8 @@ export interface OpenApiOptions {
   prefix: string;
   version: string;
   authRequired: boolean;
+  /** Read-only mode: requests per minute per client; documents 429 and the RateLimit-* headers. */
+  rateLimit?: number | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -35,6 +37,13 @@ function problemResponse(kind: ProblemKind): Json {
   return { description: `${title} (${type})`, content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef } } };
 }
 
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { description: 'Requests allowed per client in a window (API_RATE_LIMIT per minute)', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window restarts', schema: { type: 'integer' } },
+};
+const headerRefs = (names: readonly string[]): Json => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
 function successContent(route: Route): Json {
   const schema = route.response.schema ? plain(route.response.schema) : {};
   if (route.response.kind === 'json') return { 'application/json': { schema } };
@@ -58,6 +67,8 @@ function operation(route: Route, options: OpenApiOptions): Json {
   const takesInput = Object.keys(route.query.properties).length > 0 || Object.keys(route.params.properties).length > 0 || route.body;
   if (takesInput) kinds.add('validation');
   if (options.authRequired && !route.public) kinds.add('unauthorized');
+  const limited = options.rateLimit !== undefined && !route.public;
+  if (limited) kinds.add('rateLimited');
   if (route.formats.length > 0) kinds.add('notAcceptable');
   if (!route.public) {
     kinds.add('terminalError');
@@ -65,6 +76,12 @@ function operation(route: Route, options: OpenApiOptions): Json {
   }
   kinds.add('internal');
   for (const kind of kinds) responses[String(ProblemTypes[kind].status)] ??= problemResponse(kind);
+  if (limited) {
+    // Every counted response reports the limit; a 429 also says when to retry.
+    for (const [status, response] of Object.entries(responses)) {
+      response.headers = headerRefs(status === '429' ? [...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After'] : Object.keys(RATE_LIMIT_HEADERS));
+    }
+  }
 
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
@@ -106,6 +123,17 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
     },
   };
   if (options.authRequired) components.securitySchemes = { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } };
+  if (options.rateLimit !== undefined) {
+    components.headers = {
+      ...RATE_LIMIT_HEADERS,
+      'Retry-After': { description: 'Seconds to wait before the next request', schema: { type: 'integer' } },
+    };
+  }
+  const readOnlyNote =
+    options.rateLimit !== undefined
+      ? ` Read-only deployment: every endpoint except ${options.prefix}/health needs the X-API-Key header, and each client may make ` +
+        `${options.rateLimit} requests per minute (RateLimit-* response headers; 429 with Retry-After beyond).`
+      : '';
   return {
     openapi: '3.1.0',
     info: {
@@ -114,7 +142,8 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
       description:
         'HTTP gateway in front of a MetaTrader 5 terminal. Data endpoints answer JSON (default), Parquet or, for series, Arrow IPC: ' +
         'choose with the `format` query parameter (wins) or the Accept header (q-values honoured). Errors are RFC 7807 problem details. ' +
-        'Times: `time` is seconds and `time_msc` milliseconds since the epoch (server time), as MetaTrader 5 gives them.',
+        'Times: `time` is seconds and `time_msc` milliseconds since the epoch (server time), as MetaTrader 5 gives them.' +
+        readOnlyNote,
     },
     paths,
     components,

@@ -23,6 +23,7 @@ export const ProblemTypes = {
   payloadTooLarge: { status: 413, type: '/errors/payload-too-large', title: 'Payload Too Large' },
   unsupportedMediaType: { status: 415, type: '/errors/unsupported-media-type', title: 'Unsupported Media Type' },
   subscriptionLimit: { status: 429, type: '/errors/subscription-limit', title: 'Subscription Limit Reached' },
+  rateLimited: { status: 429, type: '/errors/rate-limit-exceeded', title: 'Rate Limit Exceeded' },
   internal: { status: 500, type: '/errors/internal', title: 'Internal Server Error' },
   terminalError: { status: 502, type: '/errors/terminal-error', title: 'Terminal Error' },
   terminalUnavailable: { status: 503, type: '/errors/terminal-unavailable', title: 'Terminal Unavailable' },

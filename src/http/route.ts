@@ -63,6 +63,12 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly tags: readonly string[];
   /** Changes terminal state (select, subscribe, order check): left out in read-only mode. */
   readonly operational: boolean;
+  /**
+   * Served in read-only mode. Default: not operational. False for a read that can only succeed
+   * after an operational call (GET /market-book/{symbol} needs a subscription), and for what the
+   * spec reserves to the full variant (/calc/margin, /calc/profit).
+   */
+  readonly readOnly?: boolean;
   /** No API key needed (only /health). */
   readonly public?: boolean;
   /** Not listed in OpenAPI (docs assets). */
@@ -84,6 +90,7 @@ export interface Route {
   readonly description: string | undefined;
   readonly tags: readonly string[];
   readonly operational: boolean;
+  readonly readOnly: boolean;
   readonly public: boolean;
   readonly hidden: boolean;
   readonly query: TObject;
@@ -110,6 +117,7 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
     description: spec.description,
     tags: spec.tags,
     operational: spec.operational,
+    readOnly: spec.readOnly ?? !spec.operational,
     public: spec.public ?? false,
     hidden: spec.hidden ?? false,
     query: Type.Object(queryProps),

@@ -28,6 +28,8 @@ interface UwsResponse {
   writeHeader(key: string, value: string): UwsResponse;
   write(chunk: Uint8Array): boolean;
   end(body?: Uint8Array, closeConnection?: boolean): UwsResponse;
+  /** Ends without a body and, given no length, without Content-Length (for 204). */
+  endWithoutBody?(reportedContentLength?: number, closeConnection?: boolean): UwsResponse;
   close(): UwsResponse;
   cork(cb: () => void): UwsResponse;
   onWritable(handler: (offset: number) => boolean): UwsResponse;
@@ -57,7 +59,7 @@ export function loadUws(): { module: UwsModule } | { error: string } {
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed',
+  200: 'OK', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed',
   406: 'Not Acceptable', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
   429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
@@ -118,7 +120,9 @@ class UwsResponseAdapter implements HttpResponse {
     this.headersSent = true;
     this.res.cork(() => {
       this.head(status, headers);
-      this.res.end(body); // uWS adds Content-Length
+      // 204 carries neither body nor Content-Length (RFC 9110); otherwise uWS adds Content-Length.
+      if (status === 204 && this.res.endWithoutBody) this.res.endWithoutBody();
+      else this.res.end(body);
     });
   }
 

@@ -14,6 +14,8 @@ export const calcRoutes: readonly Route[] = [
     summary: 'Margin required for an order',
     tags: ['calculations'],
     operational: false,
+    // The spec lists margin/profit calculation among what Variant A offers beyond the read-only variant.
+    readOnly: false,
     query: {
       action,
       symbol: Param.symbol(),
@@ -33,6 +35,8 @@ export const calcRoutes: readonly Route[] = [
     summary: 'Profit of a trade between two prices',
     tags: ['calculations'],
     operational: false,
+    // The spec lists margin/profit calculation among what Variant A offers beyond the read-only variant.
+    readOnly: false,
     query: {
       action,
       symbol: Param.symbol(),

@@ -27,11 +27,17 @@ export interface RouteTableOptions {
   prefix: string;
   version: string;
   authRequired: boolean;
-  /** Leave out the operational routes (select, subscribe, order check): the read-only variant. */
+  /**
+   * Keep only the routes served read-only: no operational route (select, subscribe, order check),
+   * nor GET /market-book/{symbol} (it cannot succeed without subscribe) or /calc/* (the spec names
+   * margin and profit calculation among the full variant's extras).
+   */
   readOnly: boolean;
+  /** Requests per minute per client, documented as 429 + RateLimit-* headers (read-only mode). */
+  rateLimit?: number | undefined;
 }
 
 export function routeTable(options: RouteTableOptions): Route[] {
-  const api = options.readOnly ? apiRoutes.filter((r) => !r.operational) : [...apiRoutes];
+  const api = options.readOnly ? apiRoutes.filter((r) => r.readOnly) : [...apiRoutes];
   return [...api, ...docsRoutes(api, options)];
 }

@@ -31,6 +31,8 @@ export const marketBookRoutes: readonly Route[] = [
     description: 'Needs an active subscription (POST …/subscribe); 409 otherwise.',
     tags: ['market depth'],
     operational: false,
+    // Only the operational subscribe route can make it succeed, so the read-only mode leaves it out.
+    readOnly: false,
     params,
     errors: ['symbolNotFound', 'notSubscribed'],
     response: { kind: 'records', description: 'market_book_get(symbol)', schema: Type.Array(recordSchema('BookInfo', BookInfoColumns)) },

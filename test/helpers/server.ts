@@ -30,8 +30,37 @@ export interface TestServer {
 }
 
 export async function serve(t: Test, adapter: HttpAdapter, terminal: Terminal, env: Record<string, string> = {}): Promise<TestServer> {
-  const config = testConfig(env);
-  const server = await startServer({ terminal, config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('silent') });
+  return listen(t, adapter, terminal, testConfig(env));
+}
+
+/** The key every read-only test server expects unless the env says otherwise. */
+export const READ_ONLY_KEY = 'read-only-test-key';
+
+/** Read-only mode (`serve --read-only`): its own variables, TRADE_API_KEY set to READ_ONLY_KEY. */
+export function readOnlyConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', TRADE_API_KEY: READ_ONLY_KEY, ...env }, { readOnly: true });
+}
+
+export async function serveReadOnly(
+  t: Test,
+  adapter: HttpAdapter,
+  terminal: Terminal,
+  env: Record<string, string> = {},
+  options: { rateLimitWindowMs?: number } = {},
+): Promise<TestServer> {
+  return listen(t, adapter, terminal, readOnlyConfig(env), options.rateLimitWindowMs);
+}
+
+async function listen(t: Test, adapter: HttpAdapter, terminal: Terminal, config: Config, rateLimitWindowMs?: number): Promise<TestServer> {
+  const server = await startServer({
+    terminal,
+    config,
+    adapter,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('silent'),
+    ...(rateLimitWindowMs !== undefined ? { rateLimitWindowMs } : {}),
+  });
   t.teardown(() => server.close(1000));
   const base = `http://127.0.0.1:${server.port}`;
   return {

@@ -71,7 +71,7 @@ t.test('the CLI refuses bad configuration before listening', async (t) => {
     [{ TRADEAPI_HTTP: 'express' }, ['serve'], /TRADEAPI_HTTP/],
     [{}, ['serve', '--port', 'eighty'], /--port must be an integer/],
     [{}, ['serve', '--bogus'], /Unknown option/],
-    [{}, ['serve', '--read-only', '--port', '0'], /not implemented yet/],
+    [{ TRADE_API_KEY: '' }, ['serve', '--read-only', '--port', '0'], /TRADE_API_KEY must be set/],
   ];
   // Forcing uWS where it cannot load is refused, not silently replaced by node:http.
   if ('error' in loadUws()) cases.push([{ TRADEAPI_HTTP: 'uws' }, ['serve'], /TRADEAPI_HTTP=uws but uWebSockets\.js does not load/]);
