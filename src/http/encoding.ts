@@ -13,7 +13,9 @@ export async function encodeReply(format: Format, reply: DataReply): Promise<Enc
     case 'records':
       return encodeRecords(format, reply.rows, reply.columns);
     case 'series':
-      return reply.which === 'ticks' ? encodeSeries(format, 'ticks', reply.series) : encodeSeries(format, 'rates', reply.series);
+      return reply.which === 'ticks'
+        ? encodeSeries(format, 'ticks', reply.series, { compression: reply.compression })
+        : encodeSeries(format, 'rates', reply.series, { compression: reply.compression });
   }
 }
 

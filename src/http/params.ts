@@ -51,6 +51,12 @@ export const Param = {
       'x-family': family,
     });
   },
+  /** Parquet codec of a series; other formats ignore it. Default zstd (level 1), measured best. */
+  compression: () =>
+    Type.Union(
+      (['zstd', 'lz4', 'snappy', 'none'] as const).map((c) => Type.Literal(c)),
+      { description: 'Parquet compression of a series (default zstd; lz4 is faster and twice the size, none is largest)' },
+    ),
   format: (formats: readonly Format[]) =>
     Type.Union(
       formats.map((f) => Type.Literal(f)),

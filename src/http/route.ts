@@ -1,5 +1,6 @@
 // What a route is: the single description that drives routing, validation, the handler call,
 // content negotiation and the OpenAPI document.
+import type { ParquetCompression } from '../encode/index.js';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 
 import type { Format, Schema } from '../encode/types.js';
@@ -27,8 +28,8 @@ export interface HandlerContext<Q, P, B> extends Services {
 export type Reply =
   | { kind: 'object'; value: object; columns: Schema }
   | { kind: 'records'; rows: readonly object[]; columns: Schema }
-  | { kind: 'series'; which: 'ticks'; series: Series<TickChunk> }
-  | { kind: 'series'; which: 'rates'; series: Series<RateChunk> }
+  | { kind: 'series'; which: 'ticks'; series: Series<TickChunk>; compression?: ParquetCompression | undefined }
+  | { kind: 'series'; which: 'rates'; series: Series<RateChunk>; compression?: ParquetCompression | undefined }
   /** JSON only, any status (health). */
   | { kind: 'json'; status: number; value: unknown }
   /** Fixed bytes (docs assets, the OpenAPI document). */

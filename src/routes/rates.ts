@@ -9,6 +9,7 @@ import { orderedRange, toSeconds } from './shared.js';
 const common = {
   symbol: Param.symbol(),
   timeframe: Param.constant('TIMEFRAME', 'Bar timeframe, e.g. TIMEFRAME_M1 or 1'),
+  compression: Type.Optional(Param.compression()),
 };
 const response = { kind: 'series' as const, description: 'Bars in ascending time', schema: Type.Array(RateRow) };
 const errors = ['symbolNotFound'] as const;
@@ -26,7 +27,7 @@ export const rateRoutes: readonly Route[] = [
     response,
     async handler({ terminal, query }) {
       const series = await terminal.copyRatesFrom(query.symbol, query.timeframe, toSeconds(query.date_from), query.count);
-      return { kind: 'series', which: 'rates', series };
+      return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
   }),
   defineRoute({
@@ -41,7 +42,7 @@ export const rateRoutes: readonly Route[] = [
     response,
     async handler({ terminal, query }) {
       const series = await terminal.copyRatesFromPos(query.symbol, query.timeframe, query.start_pos, query.count);
-      return { kind: 'series', which: 'rates', series };
+      return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
   }),
   defineRoute({
@@ -57,7 +58,7 @@ export const rateRoutes: readonly Route[] = [
     async handler({ terminal, query }) {
       orderedRange(query.date_from, query.date_to);
       const series = await terminal.copyRatesRange(query.symbol, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to));
-      return { kind: 'series', which: 'rates', series };
+      return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
   }),
 ];

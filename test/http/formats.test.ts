@@ -81,6 +81,28 @@ await forEachAdapter(t, async (t, adapter) => {
     t.equal(table.getChild('close')?.get(0), rows[0]?.close);
   });
 
+  await t.test('compression= picks the Parquet codec of a series', async (t) => {
+    const path = '/ticks/range?symbol=EURUSD&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T10:30:00Z&format=parquet';
+    const json = (await (await s.get(path.replace('format=parquet', 'format=json'))).json()) as Row[];
+    const codecs: Record<string, string> = { zstd: 'ZSTD', lz4: 'LZ4_RAW', snappy: 'SNAPPY', none: 'UNCOMPRESSED' };
+    const sizes: Record<string, number> = {};
+    for (const [codec, stored] of Object.entries(codecs)) {
+      const res = await s.get(`${path}&compression=${codec}`);
+      t.equal(res.status, 200, codec);
+      const file = await res.arrayBuffer();
+      sizes[codec] = file.byteLength;
+      const metadata = parquetMetadata(file);
+      t.equal(String(metadata.row_groups[0]?.columns[0]?.meta_data?.codec), stored, `${codec} is stored as ${stored}`);
+      const rows = (await parquetReadObjects({ file, compressors })) as Row[];
+      t.equal(rows.length, json.length, `${codec}: every row`);
+      t.equal(rows.at(-1)?.bid, json.at(-1)?.bid, `${codec}: same values`);
+    }
+    t.ok(sizes.zstd! < sizes.none!, `zstd (${sizes.zstd}) smaller than none (${sizes.none})`);
+    const bad = await s.get(`${path}&compression=brotli`);
+    t.equal(bad.status, 400);
+    t.match(((await bad.json()) as { detail: string }).detail, /compression/);
+  });
+
   await t.test('empty series in every format', async (t) => {
     const path = '/rates/range?symbol=EURUSD&timeframe=TIMEFRAME_M1&date_from=2024-01-06T10:00:00Z&date_to=2024-01-06T10:30:00Z';
     t.same(await (await s.get(path)).json(), []);
