@@ -72,6 +72,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     };
     Object.assign(base, vary());
     let route: Route | undefined;
+    let symbol: string | undefined; // the symbol the request names, for a clearer 404 detail
     let status: number;
     try {
       status = await handle();
@@ -113,6 +114,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const search = new URLSearchParams(req.query);
       const params = c.params.parse((name) => (name in match.params ? [match.params[name] as string] : []));
       const query = c.query.parse((name) => search.getAll(name));
+      const named = params.symbol ?? query.symbol;
+      if (typeof named === 'string') symbol = named;
       const format = chooseFormat(route, query.format as Format | undefined, req.header('accept'));
       const body = c.body ? parseBody(await readJson(req), c.body) : undefined;
 
@@ -159,7 +162,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
 
     function fail(e: unknown): number {
       if (e instanceof ClientGoneError || res.aborted) return 499; // nginx's code for "client closed"
-      const known = toProblem(e, route);
+      const known = toProblem(e, route, symbol);
       if (!known) logger.error({ id, err: e }, 'unexpected error');
       const p = known ?? new ProblemError('internal', 'an unexpected error occurred; the request id identifies it in the logs');
       const body = problem(p.kind, p.detail, req.path);

@@ -14,12 +14,16 @@ function mentionsSymbol(route: Route | undefined): boolean {
 }
 
 /** A ProblemError for a known failure, or undefined for a bug (answered as a bare 500). */
-export function toProblem(e: unknown, route: Route | undefined): ProblemError | undefined {
+export function toProblem(e: unknown, route: Route | undefined, symbol?: string): ProblemError | undefined {
   if (e instanceof ProblemError) return e;
   if (e instanceof TerminalError) {
     switch (e.kind) {
       case 'not_found':
-        return new ProblemError(mentionsSymbol(route) ? 'symbolNotFound' : 'notFound', e.message);
+        if (!mentionsSymbol(route)) return new ProblemError('notFound', e.message);
+        return new ProblemError(
+          'symbolNotFound',
+          symbol === undefined ? e.message : `symbol ${JSON.stringify(symbol)} is not known to the terminal (${e.message})`,
+        );
       case 'invalid_params':
         return new ProblemError('validation', `the terminal rejected the parameters: ${e.message} (code ${e.code})`);
       case 'not_subscribed':

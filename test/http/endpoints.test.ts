@@ -37,7 +37,8 @@ await forEachAdapter(t, async (t, adapter) => {
     t.ok(usd.every((r) => String(r.name).includes('USD')));
     t.match(await json(await get('/symbols/EURUSD')), { name: 'EURUSD', digits: 5 });
     t.match(await json(await get('/symbols/EURUSD/tick')), { bid: Number, ask: Number, time_msc: Number });
-    await expectProblem(t, await get('/symbols/NOPE'), 404, '/errors/symbol-not-found', '/symbols/NOPE');
+    const missing = await expectProblem(t, await get('/symbols/NOPE'), 404, '/errors/symbol-not-found', '/symbols/NOPE');
+    t.match(missing.detail, /"NOPE"/, 'the detail names the symbol');
     await expectProblem(t, await get('/symbols/NOPE/tick'), 404, '/errors/symbol-not-found');
     await bad('/symbols?group=', /group/);
     t.match(await json(await s.post('/symbols/EURGBP/select?enable=false')), { symbol: 'EURGBP', selected: false });
