@@ -29,12 +29,13 @@ interface UwsResponse {
   write(chunk: Uint8Array): boolean;
   end(body?: Uint8Array, closeConnection?: boolean): UwsResponse;
   /** Ends without a body and, given no length, without Content-Length (for 204). */
-  endWithoutBody?(reportedContentLength?: number, closeConnection?: boolean): UwsResponse;
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): UwsResponse;
   close(): UwsResponse;
   cork(cb: () => void): UwsResponse;
   onWritable(handler: (offset: number) => boolean): UwsResponse;
   onAborted(handler: () => void): UwsResponse;
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsResponse;
+  getRemoteAddress(): ArrayBuffer;
   getRemoteAddressAsText(): ArrayBuffer;
 }
 interface UwsApp {
@@ -51,6 +52,9 @@ interface UwsModule {
 /** The library, or the reason it did not load. */
 export function loadUws(): { module: UwsModule } | { error: string } {
   try {
+    // uWS reads its request-head limit once, when the library loads; its default (4 KiB) would
+    // answer 431 to URLs node:http accepts, so match node's 16 KiB unless the operator chose.
+    process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEADERS_SIZE);
     const require = createRequire(import.meta.url);
     return { module: require('uWebSockets.js') as UwsModule };
   } catch (e) {
@@ -66,25 +70,41 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 // uWS buffers up to this much of a body eagerly: onData must be attached inside the handler.
 const MAX_BUFFERED_BODY = 1 << 20;
+/** node:http's default --max-http-header-size. */
+const MAX_HEADERS_SIZE = 16 * 1024;
+/**
+ * Body chunks are handed to uWS in pieces of at most this size. uWS copies whatever the socket
+ * does not take at once into its own buffer and, with onWritable registered, drains that buffer
+ * only when we write again (a writable event that writes nothing leaves it where it is). So the
+ * writable handler writes the next piece itself, which keeps the socket fed, and at most about one
+ * piece (not a whole chunk) ever sits in uWS's buffer.
+ */
+const PIECE_BYTES = 64 * 1024;
 
 class UwsResponseAdapter implements HttpResponse {
   aborted = false;
   headersSent = false;
+  /** end()/send() reached uWS: the uWS response is no longer ours to touch. */
   private finished = false;
-  private writableWaiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  /** end() was called while pieces were still queued: finish once they are handed over. */
+  private endPending = false;
+  /** Pieces of the current chunk not yet handed to uWS (views of the caller's chunk, no copies). */
+  private queue: Uint8Array[] = [];
+  /** Writers waiting for the queue to be handed over (one, unless a caller does not await). */
+  private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private abortListeners: Array<() => void> = [];
   private body: Promise<Uint8Array> | undefined;
   private bodyError: Error | undefined;
 
-  constructor(private readonly res: UwsResponse, readBody: boolean) {
+  constructor(
+    private readonly res: UwsResponse,
+    readBody: boolean,
+    /** HEAD: headers as for GET, no body bytes (uWS would send them). */
+    private readonly head: boolean,
+  ) {
     res.onAborted(() => this.markAborted());
-    // Registered once; the waiter lives outside the callback (re-registering truncates bodies).
-    res.onWritable(() => {
-      const waiter = this.writableWaiter;
-      this.writableWaiter = undefined;
-      waiter?.resolve();
-      return true;
-    });
+    // Registered once; the state lives outside the callback (re-registering truncates bodies).
+    res.onWritable(() => this.onWritable());
     if (readBody) this.body = this.collectBody();
   }
 
@@ -115,44 +135,64 @@ class UwsResponseAdapter implements HttpResponse {
   }
 
   send(status: number, headers: Headers, body: Uint8Array): void {
-    if (this.aborted || this.finished) return;
+    if (this.aborted || this.finished || this.headersSent) return;
     this.finished = true;
     this.headersSent = true;
     this.res.cork(() => {
-      this.head(status, headers);
-      // 204 carries neither body nor Content-Length (RFC 9110); otherwise uWS adds Content-Length.
-      if (status === 204 && this.res.endWithoutBody) this.res.endWithoutBody();
+      this.writeHead_(status, headers);
+      // 204 carries neither body nor Content-Length (RFC 9110); HEAD gets the Content-Length the
+      // body would have, without the body; otherwise uWS adds Content-Length itself.
+      if (status === 204) this.res.endWithoutBody();
+      else if (this.head) this.res.endWithoutBody(body.byteLength);
       else this.res.end(body);
     });
   }
 
   writeHead(status: number, headers: Headers): void {
-    if (this.aborted) return;
+    if (this.aborted || this.finished || this.headersSent) return;
     this.headersSent = true;
-    this.res.cork(() => this.head(status, headers));
+    this.res.cork(() => this.writeHead_(status, headers));
   }
 
   write(chunk: Uint8Array): Promise<void> {
     if (this.aborted) return Promise.reject(new ClientGoneError());
-    let ok = false;
-    this.res.cork(() => {
-      ok = this.res.write(chunk);
-    });
-    if (ok) return Promise.resolve();
-    // write() buffered the chunk; wait until uWS has drained it before producing more.
+    if (this.finished) return Promise.reject(new Error('write after end'));
+    if (this.head || chunk.byteLength === 0) return Promise.resolve();
+    for (let at = 0; at < chunk.byteLength; at += PIECE_BYTES) {
+      this.queue.push(chunk.subarray(at, Math.min(at + PIECE_BYTES, chunk.byteLength)));
+    }
+    this.res.cork(() => this.pump());
+    // Everything is with uWS (at most the last piece partly in its buffer, copied): the producer
+    // may go on, and its next write drains that buffer first.
+    if (this.queue.length === 0) return Promise.resolve();
+    // The socket is full: the rest goes out from onWritable, and the producer waits until the
+    // whole chunk is with uWS (it may reuse its buffer once this resolves).
     return new Promise((resolve, reject) => {
-      this.writableWaiter = { resolve, reject };
+      this.waiters.push({ resolve, reject });
     });
   }
 
   end(): void {
     if (this.aborted || this.finished) return;
+    if (!this.headersSent) {
+      this.send(200, {}, new Uint8Array(0));
+      return;
+    }
+    if (this.queue.length > 0) {
+      this.endPending = true; // onWritable finishes once the queue is handed over
+      return;
+    }
     this.finished = true;
-    this.res.cork(() => this.res.end());
+    this.res.cork(() => this.finish());
   }
 
   abort(): void {
     if (this.aborted) return;
+    if (this.finished) {
+      // The response went out whole; the connection may already carry the next request.
+      this.markAborted();
+      return;
+    }
     this.res.close(); // runs onAborted, which marks us aborted
     this.markAborted();
   }
@@ -162,7 +202,34 @@ class UwsResponseAdapter implements HttpResponse {
     else this.abortListeners.push(listener);
   }
 
-  private head(status: number, headers: Headers): void {
+  /** Hands queued pieces to uWS until it reports backpressure; call corked. */
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const piece = this.queue.shift() as Uint8Array;
+      // false: uWS copied what the socket did not take into its buffer; wait for onWritable.
+      if (!this.res.write(piece)) return;
+    }
+  }
+
+  private onWritable(): boolean {
+    if (this.aborted || this.finished) return true;
+    if (this.queue.length > 0) this.res.cork(() => this.pump());
+    if (this.queue.length > 0) return false;
+    if (this.endPending) {
+      this.finished = true;
+      this.res.cork(() => this.finish());
+    }
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    return true;
+  }
+
+  private finish(): void {
+    // A HEAD response, or a streamed one without any body bytes, ends without a body.
+    if (this.head) this.res.endWithoutBody();
+    else this.res.end();
+  }
+
+  private writeHead_(status: number, headers: Headers): void {
     this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd());
     for (const [key, value] of Object.entries(headers)) {
       if (key.toLowerCase() !== 'content-length') this.res.writeHeader(key, value);
@@ -172,11 +239,23 @@ class UwsResponseAdapter implements HttpResponse {
   private markAborted(): void {
     if (this.aborted) return;
     this.aborted = true;
-    const waiter = this.writableWaiter;
-    this.writableWaiter = undefined;
-    waiter?.reject(new ClientGoneError());
+    this.queue = [];
+    this.endPending = false;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new ClientGoneError());
     for (const listener of this.abortListeners.splice(0)) listener();
   }
+}
+
+/** The peer's address as node:http reports it: dotted IPv4, '::ffff:a.b.c.d', compressed IPv6. */
+export function formatAddress(raw: ArrayBuffer): string {
+  const b = new Uint8Array(raw);
+  if (b.byteLength === 4) return b.join('.');
+  if (b.byteLength !== 16) return '';
+  if (b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return `::ffff:${b.subarray(12).join('.')}`;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((b[i] as number) << 8) | (b[i + 1] as number)).toString(16));
+  // RFC 5952 compression, as inet_ntop does: the URL serializer implements the same rules.
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
 
 class UwsRequestAdapter implements HttpRequest {
@@ -215,9 +294,9 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
           const prior = headers.get(key);
           headers.set(key, prior === undefined ? value : `${prior}, ${value}`);
         });
-        const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+        const remote = formatAddress(res.getRemoteAddress());
         const hasBody = method !== 'GET' && method !== 'HEAD';
-        const response = new UwsResponseAdapter(res, hasBody);
+        const response = new UwsResponseAdapter(res, hasBody, method === 'HEAD');
         const request = new UwsRequestAdapter(method, path, query, remote, headers, response);
         inFlight++;
         const done = (): void => {
@@ -234,24 +313,28 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
       return new Promise((resolve, reject) => {
         app.listen(host, port, (socket) => {
           if (!socket) {
+            app.close();
             reject(new Error(`uWebSockets.js could not listen on ${host}:${port}`));
             return;
           }
+          let closing: Promise<void> | undefined;
+          const close = async (graceMs: number): Promise<void> => {
+            uws.us_listen_socket_close(socket);
+            if (inFlight > 0) {
+              await new Promise<void>((r) => {
+                const timer = setTimeout(r, graceMs);
+                idle = () => {
+                  clearTimeout(timer);
+                  r();
+                };
+              });
+            }
+            app.close(); // drops the remaining (idle keep-alive) connections
+          };
           resolve({
             port: uws.us_socket_local_port(socket),
-            async close(graceMs: number): Promise<void> {
-              uws.us_listen_socket_close(socket);
-              if (inFlight > 0) {
-                await new Promise<void>((r) => {
-                  const timer = setTimeout(r, graceMs);
-                  idle = () => {
-                    clearTimeout(timer);
-                    r();
-                  };
-                });
-              }
-              app.close(); // drops the remaining (idle keep-alive) connections
-            },
+            // Once only: closing the freed listen socket a second time crashes the process.
+            close: (graceMs: number) => (closing ??= close(graceMs)),
           });
         });
       });
