@@ -4,9 +4,13 @@
 //      and the TypeScript; the test files are type-checked too (tap's loader does not type-check);
 //   2. the C++ core's GoogleTest suite (and, with TRADEAPI_SANITIZE=1 or in CI, once more built with
 //      AddressSanitizer + UBSan);
-//   3. the tap suites (test/**/*.test.ts) against the real addon and real HTTP servers on loopback.
+//   3. the tap suites (test/**/*.test.ts) against the real addon and real HTTP servers on loopback,
+//      with TRADEAPI_TEST_PYTHON naming the Python of build/pyenv, a venv kept in step with
+//      test/interop/requirements.txt (the Python clients of the interop test).
 // Prints one plain "N passed, N failed" line per stage and a total at the end.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
@@ -81,8 +85,32 @@ if (sanitize) {
   if (!r.ok) fail(label);
 }
 
+// 3a. The Python clients of test/interop/python.test.ts: a venv at build/pyenv, (re)installed only
+// when test/interop/requirements.txt or the system python3 changed since the last install.
+function pythonEnv() {
+  const label = 'python venv (test/interop/requirements.txt)';
+  const venv = path.join(root, 'build', 'pyenv');
+  const python = path.join(venv, 'bin', 'python');
+  const stamp = path.join(venv, '.tradeapi-requirements');
+  const requirements = path.join(root, 'test', 'interop', 'requirements.txt');
+  const version = spawnSync('python3', ['--version'], { encoding: 'utf8' });
+  if (version.status !== 0) {
+    console.log(`\n${label}: python3 not found (${version.error?.message ?? version.stderr}); the interop test needs it`);
+    fail(label);
+  }
+  const want = createHash('sha256').update(readFileSync(requirements)).update(version.stdout + version.stderr).digest('hex');
+  const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
+  if (have === want && existsSync(python)) return python;
+  if (existsSync(venv)) rmSync(venv, { recursive: true, force: true });
+  if (!run(`${label}: create`, 'python3', ['-m', 'venv', venv]).ok) fail(label);
+  if (!run(`${label}: install`, python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements]).ok) fail(label);
+  writeFileSync(stamp, `${want}\n`);
+  return python;
+}
+const testPython = pythonEnv();
+
 // 3. tap.
-const tap = run('tap', node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', ...process.argv.slice(2)], { capture: true });
+const tap = run('tap', node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', ...process.argv.slice(2)], { capture: true, env: { TRADEAPI_TEST_PYTHON: testPython } });
 const counts = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(tap.stdout);
 let tapPassed = 0, tapFailed = 0;
 if (counts) {

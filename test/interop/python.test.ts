@@ -1,0 +1,96 @@
+// Python clients read our answers: test/interop/read_back.py runs pandas (the README's snippet as
+// written), pyarrow (Parquet and Arrow IPC schemas, every value), DuckDB (the README's query, on a
+// downloaded file and from the URL) and polars against a real server, and compares them with the
+// JSON answers. Each of its checks becomes one assertion here.
+//
+// Python: TRADEAPI_TEST_PYTHON (`npm test` sets it to the venv it keeps at build/pyenv, installed
+// from test/interop/requirements.txt); unset, that venv if an earlier `npm test` left it, else
+// python3 if it has the modules, else the test is skipped with the reason.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import t from 'tap';
+
+import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const script = path.join(here, 'read_back.py');
+const MODULES = ['pandas', 'pyarrow', 'duckdb', 'polars', 'requests', 'numpy'];
+const VENV_PYTHON = path.resolve(here, '../../build/pyenv/bin/python');
+
+function pythonToUse(): { python: string } | { skip: string } {
+  const configured = process.env.TRADEAPI_TEST_PYTHON;
+  if (configured) return { python: configured }; // set by scripts/test.js: must work, never skipped
+  const has = (python: string) => spawnSync(python, ['-c', `import ${MODULES.join(', ')}`], { encoding: 'utf8' });
+  if (existsSync(VENV_PYTHON) && has(VENV_PYTHON).status === 0) return { python: VENV_PYTHON };
+  const probe = has('python3');
+  if (probe.status === 0) return { python: 'python3' };
+  return {
+    skip:
+      `no Python with ${MODULES.join(', ')}: set TRADEAPI_TEST_PYTHON to one (npm test makes build/pyenv from ` +
+      `test/interop/requirements.txt and sets it), or pip install -r test/interop/requirements.txt ` +
+      `(python3: ${probe.error ? probe.error.message : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`)})`,
+  };
+}
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail?: unknown;
+}
+
+interface Summary {
+  ok: boolean;
+  passed: number;
+  failed: number;
+  checks: Check[];
+  skipped: Array<{ name: string; reason: string }>;
+  versions: Record<string, string>;
+}
+
+function run(python: string, base: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // Asynchronous: the server answering the script runs on this process's event loop.
+    const child = spawn(python, [script, base], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const choice = pythonToUse();
+if ('skip' in choice) {
+  t.plan(0, choice.skip);
+} else {
+  const { python } = choice;
+  if (python.includes('/') && !existsSync(python)) throw new Error(`TRADEAPI_TEST_PYTHON=${python} does not exist`);
+  const terminal = simTerminal();
+  t.teardown(() => terminal.close());
+
+  await forEachAdapter(t, async (t, adapter) => {
+    const s = await serve(t, adapter, terminal);
+    const r = await run(python, s.base);
+    let summary: Summary;
+    try {
+      summary = JSON.parse(r.stdout) as Summary;
+    } catch {
+      t.fail(`read_back.py printed no summary (exit ${r.code})`, { stdout: r.stdout.slice(-2000), stderr: r.stderr.slice(-4000) });
+      return;
+    }
+    t.comment(`${python}: ${Object.entries(summary.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    for (const c of summary.checks) t.ok(c.ok, c.name, c.ok ? {} : { detail: c.detail });
+    for (const s of summary.skipped) t.comment(`skipped: ${s.name}: ${s.reason}`);
+    t.ok(summary.checks.length >= 40, `read_back.py ran its checks (${summary.checks.length})`);
+    t.equal(r.code, summary.ok ? 0 : 1, 'exit code agrees with the summary');
+    if (r.code !== 0 && r.stderr) t.comment(r.stderr.slice(-2000));
+  });
+}
