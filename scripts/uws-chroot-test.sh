@@ -8,13 +8,17 @@
 #   sudo scripts/uws-chroot-test.sh test/http/core.test.ts
 #   ROOT=/srv/trixie KEEP_MOUNTS=1 sudo scripts/uws-chroot-test.sh   # leave the mounts in place
 set -euo pipefail
+# Exit codes: 0 the suites passed, 1 a suite failed, 3 the root could not be set up here (no
+# mirror, no permission to mount...): the caller may treat 3 as "not run" rather than "failed".
+phase=setup
+trap 'status=$?; if [ "$phase" = setup ] && [ $status -ne 0 ]; then echo "uws chroot: setup failed (exit $status)" >&2; exit 3; fi' EXIT
 
 ROOT=${ROOT:-/srv/trixie}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 NODE=$(command -v node)
 
-[ "$(id -u)" = 0 ] || { echo "run as root (debootstrap, chroot, mount)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "run as root (debootstrap, chroot, mount)" >&2; exit 3; }
 
 if [ ! -x "$ROOT/usr/bin/env" ]; then
   command -v debootstrap >/dev/null || apt-get install -y debootstrap
@@ -44,7 +48,7 @@ cleanup() {
   [ "${KEEP_MOUNTS:-0}" = 1 ] && return
   for at in "${mounted[@]}"; do umount -R "$at" 2>/dev/null || umount -l "$at"; done
 }
-trap cleanup EXIT
+trap 'status=$?; cleanup; if [ "$phase" = setup ] && [ $status -ne 0 ]; then echo "uws chroot: setup failed (exit $status)" >&2; exit 3; fi' EXIT
 mount_once "$ROOT$REPO" --bind "$REPO"
 mount_once "$ROOT/proc" -t proc proc
 mount_once "$ROOT/sys" -t sysfs sys
@@ -57,4 +61,5 @@ in_root "node -e \"require('uWebSockets.js'); require('./build/Release/tradeapi.
 in_root "node --import=@tapjs/typescript/import -e \"import('./src/http/adapters.ts').then((m) => console.log('adapters:', m.availableAdapters().map((a) => a.name).join(', ')))\"" || true
 
 if [ $# -eq 0 ]; then set -- test/http test/readonly; fi
+phase=tests
 in_root "npx tap $(printf '%q ' "$@")"
