@@ -21,7 +21,7 @@ NODE=$(command -v node)
 [ "$(id -u)" = 0 ] || { echo "run as root (debootstrap, chroot, mount)" >&2; exit 3; }
 
 if [ ! -x "$ROOT/usr/bin/env" ]; then
-  command -v debootstrap >/dev/null || apt-get install -y debootstrap
+  command -v debootstrap >/dev/null || apt-get install -y -q debootstrap || { apt-get update -q && apt-get install -y -q debootstrap; }
   # libstdc++6, libzstd1, liblz4-1: the addon's shared-library dependencies.
   debootstrap --variant=minbase --include=libstdc++6,libzstd1,liblz4-1,ca-certificates,procps \
     trixie "$ROOT" "$MIRROR"
