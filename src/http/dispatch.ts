@@ -15,7 +15,7 @@ import type { CorsPolicy } from './cors.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
 import { toProblem } from './errors-map.js';
 import { negotiateFormat } from './negotiate.js';
-import { ParameterParser } from './params.js';
+import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Route, Services } from './route.js';
@@ -54,7 +54,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     compiled.set(route, {
       query: new ParameterParser('query', route.query),
       params: new ParameterParser('path', route.params),
-      body: route.body ? TypeCompiler.Compile(route.body) : undefined,
+      body: route.body ? TypeCompiler.Compile(codePointLengths(route.body)) : undefined,
     });
   }
 
@@ -220,5 +220,5 @@ function parseBody(value: unknown, check: TypeCheck<TSchema>): unknown {
   const where = first.path === '' ? 'the body' : `body member '${first.path.slice(1).replaceAll('/', '.')}'`;
   const text = JSON.stringify(first.value) ?? String(first.value);
   const shown = first.value === undefined ? 'nothing' : text.length > 64 ? `${text.slice(0, 64)}…` : text;
-  throw validationError(`${where}: ${first.message}; received ${shown}`);
+  throw validationError(`${where}: ${lengthMessage(first.schema) ?? first.message}; received ${shown}`);
 }

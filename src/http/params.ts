@@ -1,7 +1,7 @@
 // Query and path parameters: TypeBox schemas (which also feed OpenAPI) plus the one place that
 // turns raw strings into typed values. Integer-ness, finiteness and booleans are decided on the
 // raw string here, because TypeBox's Convert would accept "1.5" as 1 (stack-notes).
-import { Type, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { CloneType, Type, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 
 import { constants, parseConstant, type ConstantFamily } from '../terminal/constants.js';
@@ -16,7 +16,7 @@ type CustomKind = 'date' | 'constant';
 
 export const Param = {
   symbol: (description = 'Symbol name as the terminal spells it, e.g. EURUSD') =>
-    Type.String({ minLength: 1, maxLength: 64, description }),
+    Type.String({ minLength: 1, maxLength: 64, description, examples: ['EURUSD'] }),
   group: () =>
     Type.String({
       minLength: 1,
@@ -26,7 +26,14 @@ export const Param = {
   count: (max = MAX_COUNT) => Type.Integer({ minimum: 1, maximum: max, description: `Number of rows, 1 to ${max}` }),
   startPos: () => Type.Integer({ minimum: 0, maximum: MAX_COUNT, description: 'Bar index counted from the present into the past; 0 is the current bar' }),
   ticket: (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description }),
-  positive: (description: string) => Type.Number({ exclusiveMinimum: 0, description }),
+  /**
+   * A finite number > 0 (or >= `min`), at most `max`: calc inputs are bounded so that what the
+   * terminal computes from them (products, and quotients by a price) stays finite.
+   */
+  positive: (description: string, max: number, min?: number) =>
+    min === undefined
+      ? Type.Number({ exclusiveMinimum: 0, maximum: max, description: `${description}, greater than 0 and at most ${max}` })
+      : Type.Number({ minimum: min, maximum: max, description: `${description}, from ${min} to ${max}` }),
   boolean: (description: string) => Type.Boolean({ description }),
   /** ISO 8601 UTC ending in Z; the handler receives milliseconds since the epoch. */
   date: (description: string): TUnsafe<number> =>
@@ -38,9 +45,12 @@ export const Param = {
       description,
       'x-kind': 'date',
     }),
-  /** A MetaTrader5 constant by name or integer; the handler receives the integer. */
-  constant: (family: ConstantFamily, description: string): TUnsafe<number> => {
-    const members = constants(family);
+  /**
+   * A MetaTrader5 constant by name or integer; the handler receives the integer. `only` narrows the
+   * family to the members the operation accepts (calc/profit takes ORDER_TYPE_BUY and _SELL only).
+   */
+  constant: (family: ConstantFamily, description: string, only?: readonly string[]): TUnsafe<number> => {
+    const members = constantMembers(family, only);
     return Type.Unsafe<number>({
       anyOf: [
         { type: 'string', enum: [...members.keys()] },
@@ -49,6 +59,7 @@ export const Param = {
       description: `${description} (${family}_* name or its integer value)`,
       'x-kind': 'constant',
       'x-family': family,
+      'x-only': only,
     });
   },
   /** Parquet codec of a series; other formats ignore it. Default zstd (level 1), measured best. */
@@ -64,6 +75,61 @@ export const Param = {
     ),
 };
 
+/** The members of a family, or of the named subset of it (an unknown name is a programming error). */
+function constantMembers(family: ConstantFamily, only?: readonly string[]): ReadonlyMap<string, number> {
+  const all = constants(family);
+  if (!only) return all;
+  return new Map(
+    only.map((name) => {
+      const value = all.get(name);
+      if (value === undefined) throw new Error(`${name} is not a ${family} constant`);
+      return [name, value] as const;
+    }),
+  );
+}
+
+/**
+ * One character as JSON Schema counts them: a code point, i.e. a surrogate pair or one other UTF-16
+ * unit (a lone surrogate included). The alternatives are disjoint, so a string matches in exactly
+ * one way: with overlapping ones ("a pair, or any unit") a long non-matching string backtracks
+ * exponentially and blocks the event loop.
+ */
+const CODE_POINT = '(?:[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|[^\\uD800-\\uDBFF])';
+
+/**
+ * A copy of `schema` for validation whose string lengths count code points, as JSON Schema (and so
+ * the OpenAPI document) does; TypeBox counts UTF-16 units, which refused e.g. a 40-emoji symbol the
+ * document allows. minLength/maxLength become an equivalent pattern in the copy only.
+ */
+export function codePointLengths<T extends TSchema>(schema: T): T {
+  const copy = CloneType(schema);
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const s = node as Record<string, unknown>;
+    const lo = s.minLength;
+    const hi = s.maxLength;
+    if (s.type === 'string' && s.pattern === undefined && (typeof lo === 'number' || typeof hi === 'number')) {
+      s.pattern = `^${CODE_POINT}{${typeof lo === 'number' ? lo : 0},${typeof hi === 'number' ? hi : ''}}$`;
+      s['x-length'] = { minLength: lo, maxLength: hi }; // for error messages (lengthMessage)
+      delete s.minLength;
+      delete s.maxLength;
+    }
+    Object.values(s).forEach(visit);
+  };
+  visit(copy);
+  return copy;
+}
+
+/** TypeBox-style message for a string that failed a codePointLengths pattern, else undefined. */
+export function lengthMessage(schema: TSchema): string | undefined {
+  const length = schema['x-length'] as { minLength?: number; maxLength?: number } | undefined;
+  if (!length) return undefined;
+  const { minLength: lo, maxLength: hi } = length;
+  if (lo !== undefined && hi !== undefined) return `Expected string length from ${lo} to ${hi} characters`;
+  return hi !== undefined ? `Expected string length of at most ${hi} characters` : `Expected string length of at least ${lo} characters`;
+}
+
 const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
 
 /** Milliseconds since the epoch, or undefined unless `raw` is a real ISO 8601 UTC instant ending in Z. */
@@ -72,8 +138,10 @@ export function parseIsoUtc(raw: string): number | undefined {
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const ms = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3)); // sub-millisecond digits are dropped
-  const time = Date.UTC(y, mo - 1, d, h, mi, s, ms);
-  const back = new Date(time);
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as given.
+  const back = new Date(Date.UTC(2000, 0, 1, h, mi, s, ms));
+  back.setUTCFullYear(y, mo - 1, d);
+  const time = back.getTime();
   // Date.UTC rolls 2024-02-30 over to March; a round trip catches impossible dates.
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
   return time;
@@ -93,7 +161,11 @@ function describe(schema: TSchema): string {
       return `an integer${range(schema.minimum, max)}`;
     }
     case 'number':
-      return schema.exclusiveMinimum === 0 ? 'a finite number greater than 0' : 'a finite number';
+      if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') return `a number from ${schema.minimum} to ${schema.maximum}`;
+      return (
+        (schema.exclusiveMinimum === 0 ? 'a finite number greater than 0' : 'a finite number') +
+        (typeof schema.maximum === 'number' ? ` and at most ${schema.maximum}` : '')
+      );
     case 'boolean':
       return 'true, false, 1 or 0';
     case 'string':
@@ -125,20 +197,22 @@ function fieldParser(where: string, name: string, schema: TSchema, required: boo
   }
   if (kind === 'constant') {
     const family = schema['x-family'] as ConstantFamily;
+    const members = constantMembers(family, schema['x-only'] as readonly string[] | undefined);
+    const values = new Set(members.values());
     return {
       name,
       required,
       parse(raw) {
         const value = parseConstant(family, raw);
-        if (value === undefined) {
-          const allowed = [...constants(family).keys()].join(', ');
+        if (value === undefined || !values.has(value)) {
+          const allowed = [...members.keys()].join(', ');
           throw validationError(`${label} must be a ${family} constant name or its integer value (allowed: ${allowed}); received ${received(raw)}`);
         }
         return value;
       },
     };
   }
-  const check: TypeCheck<TSchema> = TypeCompiler.Compile(schema);
+  const check: TypeCheck<TSchema> = TypeCompiler.Compile(codePointLengths(schema));
   const fail = (raw: string): never => {
     throw validationError(`${label} must be ${describe(schema)}; received ${received(raw)}`);
   };

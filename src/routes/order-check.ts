@@ -30,7 +30,8 @@ export const TradeRequestBody = Type.Object(
     type_filling: Type.Optional(int('ORDER_FILLING_* value')),
     type_time: Type.Optional(int('ORDER_TIME_* value')),
     expiration: Type.Optional(int('Expiration time, seconds (ORDER_TIME_SPECIFIED)')),
-    comment: Type.Optional(Type.String({ maxLength: 255, description: 'Order comment' })),
+    // MT5 keeps 31 characters of a comment; the package refuses longer ones (-2).
+    comment: Type.Optional(Type.String({ maxLength: 31, description: 'Order comment, at most 31 characters' })),
     position: Type.Optional(int('Position ticket (close/modify a position)')),
     position_by: Type.Optional(int('Opposite position ticket (close by)')),
   },

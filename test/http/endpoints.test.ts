@@ -122,6 +122,28 @@ await forEachAdapter(t, async (t, adapter) => {
     await bad('/calc/margin?action=0&symbol=EURUSD&volume=1e999&price=1', /volume/);
     await bad('/calc/profit?action=0&symbol=EURUSD&volume=1&price_open=1.1', /price_close.*required/);
     await expectProblem(t, await get('/calc/margin?action=0&symbol=NOPE&volume=1&price=1.1'), 404, '/errors/symbol-not-found');
+
+    // Fuzzing (schemathesis): volume=2e307 made the margin Infinity, sent as {"margin":null}, and
+    // price_close=3.8e-296 on USDJPY (converted through its own close) a profit of -Infinity.
+    // Volume and prices are bounded so that every answer is a finite number.
+    const finite = async (path: string, key: 'margin' | 'profit') => {
+      const value = (await json<Record<string, number>>(await get(path)))[key];
+      t.ok(Number.isFinite(value), `${path} -> ${key} ${value}`);
+    };
+    await finite('/calc/margin?action=0&symbol=XAUUSD&volume=1e9&price=1e12', 'margin');
+    await finite('/calc/margin?action=1&symbol=USDJPY&volume=1e9&price=1e-9', 'margin');
+    await finite('/calc/profit?action=0&symbol=USDJPY&volume=1e9&price_open=1e12&price_close=1e-9', 'profit');
+    await finite('/calc/profit?action=1&symbol=BTCUSD&volume=1e9&price_open=1e12&price_close=1e-9', 'profit');
+    await bad('/calc/margin?action=0&symbol=EURUSD&volume=2.3e307&price=4.8e16', /volume.*at most 1000000000/);
+    await bad('/calc/margin?action=0&symbol=EURUSD&volume=1&price=4.8e16', /price.*1e-9 to 1000000000000/);
+    await bad('/calc/profit?action=0&symbol=USDJPY&volume=5e8&price_open=2.8e11&price_close=3.8e-296', /price_close.*1e-9/);
+    // The order types each calculation accepts are those the schema lists: CLOSE_BY (8) for the
+    // margin, anything but BUY/SELL for the profit, used to reach the terminal and come back as
+    // an opaque "Terminal: Invalid params (code -2)".
+    await finite('/calc/margin?action=ORDER_TYPE_BUY_LIMIT&symbol=EURUSD&volume=1&price=1.1', 'margin');
+    await bad('/calc/margin?action=8&symbol=EURUSD&volume=1&price=1.1', /action.*ORDER_TYPE_SELL_STOP_LIMIT\); received "8"/);
+    await bad('/calc/margin?action=ORDER_TYPE_CLOSE_BY&symbol=EURUSD&volume=1&price=1.1', /action/);
+    await bad('/calc/profit?action=4&symbol=EURUSD&volume=1&price_open=1.1&price_close=1.2', /action.*\(allowed: ORDER_TYPE_BUY, ORDER_TYPE_SELL\); received "4"/);
   });
 
   await t.test('positions and orders', async (t) => {
@@ -155,6 +177,16 @@ await forEachAdapter(t, async (t, adapter) => {
     await bad('/history/deals/total?date_from=2024-01-02T00:00:00Z&date_to=2024-01-01T00:00:00Z', /date_from/);
     await bad('/history/orders/total?date_from=2024-01-01T00:00:00Z', /date_to.*required/);
     await bad('/history/deals?position=-1', /position/);
+    // Fuzzing: years 0000-0099 are valid ISO 8601 / RFC 3339 but were refused as "not an ISO 8601
+    // UTC timestamp" (Date.UTC reads them as 1900-1999, so the round-trip check failed).
+    t.same(await json(await get('/history/orders/total?date_from=0003-01-01T12:07:16Z&date_to=0099-12-31T23:59:59.5Z')), { total: 0 });
+    t.same(await json(await get('/history/deals?date_from=0000-02-29T00:00:00Z&date_to=2000-01-01T00:00:00Z')), [], 'year 0 is a leap year');
+    await bad('/history/deals/total?date_from=0001-02-29T00:00:00Z&date_to=2000-01-01T00:00:00Z', /date_from.*ISO 8601.*0001-02-29/);
+  });
+
+  await t.test('early dates on the series', async (t) => {
+    t.same(await json(await get('/ticks/range?symbol=EURUSD&date_from=0002-01-01T00:12:17.0Z&date_to=0003-01-01T00:00:00Z')), []);
+    t.same(await json(await get('/rates/from?symbol=USDCHF&timeframe=2&date_from=0003-01-01T12:07:16Z&count=6')), []);
   });
 
   await t.test('order check', async (t) => {
@@ -185,6 +217,13 @@ await forEachAdapter(t, async (t, adapter) => {
     const huge = JSON.stringify({ request: { ...request, comment: 'x'.repeat(70 * 1024) } });
     await expectProblem(t, await post(huge), 413, '/errors/payload-too-large', '/order/check');
     t.equal((await get('/health')).status, 200, 'server fine after a 413');
+    // Fuzzing: the schema allowed 255 characters of comment, the terminal (like the MetaTrader5
+    // package) 31, so a 32-character comment got the terminal's opaque -2. Lengths count code
+    // points, as JSON Schema does, not UTF-16 units: 31 emoji are a valid comment.
+    await badBody(JSON.stringify({ request: { ...request, comment: 'c'.repeat(32) } }), /request\.comment.*at most 31 characters/);
+    t.match(await json(await post(JSON.stringify({ request: { ...request, comment: 'c'.repeat(31) } }))), { retcode: 0 });
+    t.match(await json(await post(JSON.stringify({ request: { ...request, comment: '\u{1F600}'.repeat(31) } }))), { retcode: 0 });
+    await badBody(JSON.stringify({ request: { ...request, comment: '\u{1F600}'.repeat(32) } }), /comment.*at most 31/);
     // MT5's order_check answers an unknown symbol with (-2, Invalid params): a 400, not a 404.
     const unknown = await expectProblem(t, await post(JSON.stringify({ request: { ...request, symbol: 'NOPE' } })), 400, '/errors/validation-error');
     t.match(unknown.detail, /symbol/);

@@ -104,4 +104,20 @@ await forEachAdapter(t, async (t, adapter) => {
       await res.arrayBuffer();
     }
   });
+
+  await t.test('string lengths count code points, in linear time', async (t) => {
+    const s = await serve(t, adapter, real);
+    const emoji = (n: number) => encodeURIComponent('\u{1F600}'.repeat(n));
+    // 64 code points is a valid symbol (128 UTF-16 units, which TypeBox alone would count).
+    await expectProblem(t, await s.get(`/symbols/${emoji(64)}`), 404, '/errors/symbol-not-found');
+    const problem = await expectProblem(t, await s.get(`/symbols/${emoji(65)}`), 400, '/errors/validation-error');
+    t.match(problem.detail, /symbol/);
+    // A too-long string of surrogate pairs and plain characters: a length pattern whose alternatives
+    // overlapped ("a pair, or any unit") backtracked exponentially here and froze the event loop.
+    const started = performance.now();
+    await expectProblem(t, await s.get(`/symbols/${emoji(30)}${'a'.repeat(40)}`), 400, '/errors/validation-error');
+    const body = JSON.stringify({ request: { action: 1, symbol: 'EURUSD', comment: '\u{1F600}'.repeat(26) + 'a'.repeat(30) } });
+    await expectProblem(t, await s.post('/order/check', { body, headers: { 'content-type': 'application/json' } }), 400, '/errors/validation-error');
+    t.ok(performance.now() - started < 1000, `answered in ${Math.round(performance.now() - started)} ms`);
+  });
 });

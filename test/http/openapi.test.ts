@@ -53,6 +53,14 @@ await forEachAdapter(t, async (t, adapter) => {
     t.match(body, { properties: { request: { additionalProperties: false, required: ['action'] } } });
     t.equal(Object.keys((body?.properties as { request: { properties: object } }).request.properties).length, 17);
     t.ok(doc.paths['/market-book/{symbol}/subscribe']?.post?.responses['429'], '429 documented');
+    // What the server accepts, found by fuzzing the document against it (schemathesis).
+    const profitAction = param('/calc/profit', 'action')?.schema as { anyOf: Array<{ enum: unknown[] }> };
+    t.same(profitAction.anyOf.map((s) => s.enum), [['ORDER_TYPE_BUY', 'ORDER_TYPE_SELL'], [0, 1]], 'profit: BUY and SELL only');
+    t.notMatch(JSON.stringify(param('/calc/margin', 'action')?.schema), /CLOSE_BY/, 'margin: no CLOSE_BY');
+    t.match(param('/calc/margin', 'volume'), { schema: { type: 'number', exclusiveMinimum: 0, maximum: 1e9 } });
+    t.match(param('/calc/profit', 'price_close'), { schema: { type: 'number', minimum: 1e-9, maximum: 1e12 } });
+    const request = (body?.properties as { request: { properties: Record<string, object> } }).request.properties;
+    t.match(request.comment, { type: 'string', maxLength: 31 });
   });
 
   await t.test('docs page and assets, no CDN', async (t) => {
