@@ -71,6 +71,13 @@ uint32_t copy_ticks_mask(int64_t flags) {
   throw TerminalError::invalid_params();
 }
 
+// A symbol that never trades on an exchange (FX, metals, index CFDs) has no trade ticks: a
+// COPY_TICKS_TRADE request would otherwise scan its whole history for none, holding the
+// terminal's single worker for seconds (found by fuzzing).
+bool has_no_matching_ticks(const SymbolSpec& s, int64_t flags) {
+  return flags == tradeapi::mt5::COPY_TICKS_TRADE && !s.trade_ticks;
+}
+
 detail::Timeframe timeframe(int64_t constant) {
   detail::Timeframe tf;
   if (!detail::Timeframe::from_constant(constant, tf)) throw TerminalError::invalid_params();
@@ -257,7 +264,8 @@ std::unique_ptr<TickCursor> Market::ticks_range(const SymbolSpec& s, int64_t fro
   const detail::History& h = cache_->history;
   const int64_t lo = std::max(from_msc, h.first_ms());
   const int64_t hi = std::min(to_msc, now_ms());
-  return detail::make_tick_cursor(h.path(slot_of(*this, s)), lo, hi, UINT64_MAX, mask);
+  const uint64_t limit = has_no_matching_ticks(s, flags) ? 0 : UINT64_MAX;
+  return detail::make_tick_cursor(h.path(slot_of(*this, s)), lo, hi, limit, mask);
 }
 
 std::unique_ptr<TickCursor> Market::ticks_from(const SymbolSpec& s, int64_t from_msc, int64_t count,
@@ -266,7 +274,8 @@ std::unique_ptr<TickCursor> Market::ticks_from(const SymbolSpec& s, int64_t from
   if (count <= 0) throw TerminalError::invalid_params();
   const detail::History& h = cache_->history;
   const int64_t lo = std::max(from_msc, h.first_ms());
-  return detail::make_tick_cursor(h.path(slot_of(*this, s)), lo, now_ms(), static_cast<uint64_t>(count), mask);
+  const uint64_t limit = has_no_matching_ticks(s, flags) ? 0 : static_cast<uint64_t>(count);
+  return detail::make_tick_cursor(h.path(slot_of(*this, s)), lo, now_ms(), limit, mask);
 }
 
 namespace {
