@@ -131,6 +131,13 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         }
         case 'series': {
           const headers = { ...base, ...vary('Accept'), 'content-type': MediaTypes[format as Format] };
+          if (req.method === 'HEAD') {
+            // The head of a stream is all a HEAD gets: nothing is produced (the cursor is closed).
+            reply.series.close();
+            res.writeHead(200, headers);
+            res.end();
+            return 200;
+          }
           const sink = new StreamingSink(res, 200, headers);
           try {
             const encoded = await encodeReply(format as Format, reply);

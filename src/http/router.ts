@@ -48,9 +48,12 @@ export class Router {
     const params: Record<string, string> = {};
     const node = this.walk(this.root, segments, 0, params);
     if (!node) return { kind: 'not-found' };
-    const route = node.routes.get(method);
+    // HEAD is GET without the body (RFC 9110 §9.3.2): every GET route answers it.
+    const route = node.routes.get(method) ?? (method === 'HEAD' ? node.routes.get('GET') : undefined);
     if (route) return { kind: 'found', route, params };
-    return { kind: 'method-not-allowed', allowed: [...node.routes.keys()] };
+    const allowed = [...node.routes.keys()];
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    return { kind: 'method-not-allowed', allowed };
   }
 
   private walk(node: Node, segments: readonly string[], i: number, params: Record<string, string>): Node | undefined {

@@ -21,11 +21,35 @@ await forEachAdapter(t, async (t, adapter) => {
     await expectProblem(t, await s.get('/symbols/'), 404, '/errors/not-found');
     const wrong = await s.post('/version');
     await expectProblem(t, wrong, 405, '/errors/method-not-allowed', '/version');
-    t.equal(wrong.headers.get('allow'), 'GET');
+    t.equal(wrong.headers.get('allow'), 'GET, HEAD');
     const wrongGet = await s.get('/market-book/EURUSD/subscribe');
     t.equal(wrongGet.status, 405);
     t.equal(wrongGet.headers.get('allow'), 'POST');
     await expectProblem(t, wrongGet, 405, '/errors/method-not-allowed');
+  });
+
+  await t.test('HEAD answers every GET route with its head and no body', async (t) => {
+    const s = await serve(t, adapter, terminal);
+    const get = await s.get('/symbols/EURUSD');
+    const getBody = await get.arrayBuffer();
+    const head = await s.get('/symbols/EURUSD', { method: 'HEAD' });
+    t.equal(head.status, 200);
+    t.equal(head.headers.get('content-type'), get.headers.get('content-type'));
+    t.equal(head.headers.get('content-length'), String(getBody.byteLength), 'the length GET would send');
+    t.equal((await head.arrayBuffer()).byteLength, 0, 'no body');
+    const series = await s.get('/ticks/range?symbol=EURUSD&date_from=2024-01-08T00:00:00Z&date_to=2024-01-09T00:00:00Z&format=parquet', { method: 'HEAD' });
+    t.equal(series.status, 200);
+    t.equal(series.headers.get('content-type'), 'application/parquet');
+    t.equal((await series.arrayBuffer()).byteLength, 0, 'a series HEAD produces nothing');
+    const missing = await s.get('/symbols/NOPE', { method: 'HEAD' });
+    t.equal(missing.status, 404, 'errors keep their status');
+    t.match(missing.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    t.equal((await missing.arrayBuffer()).byteLength, 0);
+    const postOnly = await s.get('/market-book/EURUSD/subscribe', { method: 'HEAD' });
+    t.equal(postOnly.status, 405, 'HEAD is not offered where there is no GET');
+    t.equal(postOnly.headers.get('allow'), 'POST');
+    // The server still serves normally after those (keep-alive connections were not confused).
+    t.equal((await s.get('/version')).status, 200);
   });
 
   await t.test('content negotiation', async (t) => {

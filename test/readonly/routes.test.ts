@@ -66,7 +66,7 @@ await forEachAdapter(t, async (t, adapter) => {
     t.equal(s.server.subscriptions.active, 0, 'nothing was subscribed');
     // A path that exists for GET answers 405 to another method.
     const post = await s.post('/api/v1/symbols/EURUSD', KEY);
-    t.equal(post.headers.get('allow'), 'GET');
+    t.equal(post.headers.get('allow'), 'GET, HEAD');
     await expectProblem(t, post, 405, '/errors/method-not-allowed', '/api/v1/symbols/EURUSD');
     const del = await s.get('/api/v1/account', { method: 'DELETE', ...KEY });
     await expectProblem(t, del, 405, '/errors/method-not-allowed');
