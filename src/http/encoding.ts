@@ -13,6 +13,8 @@ export async function encodeReply(format: Format, reply: DataReply): Promise<Enc
     case 'records':
       return encodeRecords(format, reply.rows, reply.columns);
     case 'series':
+      // Arrow and native Parquet leave the main thread nearly idle per chunk: overlap production.
+      reply.series.readAhead?.(format !== 'json');
       return reply.which === 'ticks'
         ? encodeSeries(format, 'ticks', reply.series, { compression: reply.compression })
         : encodeSeries(format, 'rates', reply.series, { compression: reply.compression });

@@ -33,6 +33,10 @@ export interface NativeTerminalOptions {
 
 class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
   private done = false;
+  /** The chunk being produced while the consumer handles the previous one (at most one). */
+  private ahead: Promise<C | null> | undefined;
+  private readingAhead = false;
+
   constructor(
     private readonly native: NativeSeries,
     private readonly chunkRows: number,
@@ -41,14 +45,34 @@ class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
 
   async next(): Promise<C | null> {
     if (this.done) return null;
+    const pending = this.ahead ?? this.produce();
+    this.ahead = undefined;
+    let chunk: C | null;
     try {
-      const chunk = await this.call<C | null>(() => this.native.next(this.chunkRows));
-      if (chunk === null) this.close();
-      return chunk;
+      chunk = await pending;
     } catch (e) {
       this.close();
       throw e;
     }
+    if (chunk === null) {
+      this.close();
+      return null;
+    }
+    // Reading ahead (see Series.readAhead): the worker produces the next chunk while this one is
+    // encoded and sent. Memory stays bounded (one chunk), and a consumer that stops asking stops
+    // production after that one chunk.
+    if (this.readingAhead) this.ahead = this.produce();
+    return chunk;
+  }
+
+  readAhead(enabled: boolean): void {
+    this.readingAhead = enabled;
+  }
+
+  private produce(): Promise<C | null> {
+    const chunk = this.call<C | null>(() => this.native.next(this.chunkRows));
+    chunk.catch(() => undefined); // surfaced by next(); never an unhandled rejection if nobody asks
+    return chunk;
   }
 
   close(): void {

@@ -38,4 +38,11 @@ export const RateFields = ['time', 'open', 'high', 'low', 'close', 'tick_volume'
 export interface Series<C> extends AsyncIterable<C> {
   next(): Promise<C | null>;
   close(): void;
+  /**
+   * Produce the next chunk while the consumer handles the current one (at most one ahead).
+   * Worth it when handling a chunk costs the main thread little (Arrow, native Parquet): production
+   * and sending then overlap on two cores. Off by default: a consumer that keeps the main thread
+   * busy (JSON) gains little and leaves the GC no idle time (measured: +460 MB peak RSS on 10 M ticks).
+   */
+  readAhead?(enabled: boolean): void;
 }

@@ -57,6 +57,25 @@ t.test('same call gives the same bytes; chunked range equals one call', async (t
   t.ok(one[0]!.time_msc[0]! >= BigInt(from) && one[0]!.time_msc[rows - 1]! <= BigInt(to), 'inside the range');
 });
 
+t.test('reading ahead yields the same chunks, and stops when the consumer does', async (t) => {
+  const term = openSimTerminal(config);
+  t.teardown(() => term.close());
+  const from = Date.UTC(2024, 0, 8, 9), to = Date.UTC(2024, 0, 8, 10);
+  const plain = await collect(await term.copyTicksRange('EURUSD', from, to, -1, { chunkRows: 5000 }));
+  const ahead = await term.copyTicksRange('EURUSD', from, to, -1, { chunkRows: 5000 });
+  ahead.readAhead?.(true);
+  const chunks = await collect(ahead);
+  t.equal(chunks.length, plain.length, 'same number of chunks');
+  t.same(concat(chunks.map((c) => c.time_msc)), concat(plain.map((c) => c.time_msc)), 'same rows');
+  // A consumer that stops after one chunk: closing drops the chunk read ahead, nothing more is made.
+  const early = await term.copyTicksRange('EURUSD', from, to, -1, { chunkRows: 5000 });
+  early.readAhead?.(true);
+  t.ok(await early.next());
+  early.close();
+  t.equal(await early.next(), null, 'closed series yields nothing');
+  t.same(await term.version().then((v) => typeof v.build), 'number', 'the terminal still answers');
+});
+
 t.test('typed errors', async (t) => {
   const term = openSimTerminal(config);
   t.teardown(() => term.close());
