@@ -1,14 +1,13 @@
 // Configuration parsing (unit) and the CLI's refusal to start on bad configuration (spawned).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
 import { ConfigError, loadConfig, normalizePrefix } from '../../src/config.js';
 import { loadUws } from '../../src/http/uws-adapter.js';
+import { root, runCli as run, type Run } from '../helpers/cli.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 t.test('defaults and normalisation', async (t) => {
   const c = loadConfig({});
@@ -38,29 +37,7 @@ t.test('defaults and normalisation', async (t) => {
   }
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[], env: Record<string, string>): Promise<Run> => run(args, { ...process.env, ...env });
 
 t.test('the CLI refuses bad configuration before listening', async (t) => {
   const cases: Array<[Record<string, string>, string[], RegExp]> = [
@@ -120,12 +97,7 @@ t.test('serve starts, logs the adapter, and stops cleanly on SIGTERM', async (t)
 });
 
 t.test('bin/tradeapi.js runs the compiled CLI', { skip: existsSync(`${root}dist/src/cli.js`) ? false : 'dist not built' }, async (t) => {
-  const run = await new Promise<Run>((resolve) => {
-    const child = spawn(process.execPath, ['bin/tradeapi.js', 'serve'], { cwd: root, env: { ...process.env, TRADEAPI_TERMINAL: 'bridge' } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout: '', stderr }));
-  });
-  t.equal(run.code, 2);
-  t.match(run.stderr, /TRADEAPI_TERMINAL/);
+  const result = await run(['serve'], { ...process.env, TRADEAPI_TERMINAL: 'bridge' }, { compiled: true });
+  t.equal(result.code, 2);
+  t.match(result.stderr, /TRADEAPI_TERMINAL/);
 });

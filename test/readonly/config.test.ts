@@ -3,13 +3,12 @@
 // with its own variables while the full variant's are ignored.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
 import { ConfigError, ignoredInReadOnly, loadConfig, parseCorsOrigins } from '../../src/config.js';
+import { root, runCli as run, type Run } from '../helpers/cli.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const ro = (env: Record<string, string>) => loadConfig({ TRADE_API_KEY: 'k', ...env }, { readOnly: true });
 
 t.test('defaults and parsing', async (t) => {
@@ -102,26 +101,7 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', ...args], { cwd: root, env: cleanEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[], env: Record<string, string>): Promise<Run> => run(args, cleanEnv(env));
 
 t.test('serve --read-only refuses to start without a key or with a bad value', async (t) => {
   const cases: Array<[Record<string, string>, RegExp]> = [

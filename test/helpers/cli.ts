@@ -1,0 +1,29 @@
+// Runs the CLI as a child process, as a user would, and collects its exit code and output.
+// By default it runs the TypeScript sources (test/helpers/run-cli.ts under tap's loader), so the
+// tests need no build; `compiled: true` runs bin/tradeapi.js (the dist/ build) instead.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { compiled?: boolean } = {}): Promise<Run> {
+  const entry = options.compiled ? ['bin/tradeapi.js'] : ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts'];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: root, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a server that did start is a failure, not a hang
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
