@@ -6,10 +6,9 @@ import { Param } from '../http/params.js';
 import { recordSchema } from '../http/record-schema.js';
 import { TerminalError } from '../terminal/errors.js';
 import { SymbolInfoColumns, TickColumns, type FieldSpec } from '../terminal/records.js';
-import { scalar } from './shared.js';
+import { countRoute } from './shared.js';
 
 const SymbolSchema = recordSchema('SymbolInfo', SymbolInfoColumns);
-const total = scalar('total', 'int64', 'Number of symbols');
 const symbolPath = { symbol: Param.symbol() };
 
 const SelectColumns: readonly FieldSpec[] = [['symbol', 'string'], ['selected', 'bool']];
@@ -31,16 +30,13 @@ export const symbolRoutes: readonly Route[] = [
       return { kind: 'records', rows: await terminal.symbolsGet(query.group), columns: SymbolInfoColumns };
     },
   }),
-  defineRoute({
-    method: 'GET',
+  countRoute({
     path: '/symbols/total',
     summary: 'Number of symbols',
-    tags: ['symbols'],
-    operational: false,
-    response: { kind: 'object', description: 'symbols_total()', schema: total.schema },
-    async handler({ terminal }) {
-      return { kind: 'object', value: { total: await terminal.symbolsTotal() }, columns: total.columns };
-    },
+    tag: 'symbols',
+    call: 'symbols_total()',
+    counts: 'Number of symbols',
+    count: (terminal) => terminal.symbolsTotal(),
   }),
   defineRoute({
     method: 'GET',

@@ -6,9 +6,8 @@ import { Param } from '../http/params.js';
 import { recordSchema } from '../http/record-schema.js';
 import { TradeOrderColumns, TradePositionColumns } from '../terminal/records.js';
 import type { TradeFilter } from '../terminal/terminal.js';
-import { scalar } from './shared.js';
+import { countRoute } from './shared.js';
 
-const total = scalar('total', 'int64', 'Count');
 const filter = (what: string) => ({
   symbol: Type.Optional(Param.symbol(`Only ${what} of this symbol (wins over ticket)`)),
   group: Type.Optional(Param.group()),
@@ -36,16 +35,13 @@ export const tradingRoutes: readonly Route[] = [
       return { kind: 'records', rows: await terminal.positionsGet(toFilter(query)), columns: TradePositionColumns };
     },
   }),
-  defineRoute({
-    method: 'GET',
+  countRoute({
     path: '/positions/total',
     summary: 'Number of open positions',
-    tags: ['trading'],
-    operational: false,
-    response: { kind: 'object', description: 'positions_total()', schema: total.schema },
-    async handler({ terminal }) {
-      return { kind: 'object', value: { total: await terminal.positionsTotal() }, columns: total.columns };
-    },
+    tag: 'trading',
+    call: 'positions_total()',
+    counts: 'Count',
+    count: (terminal) => terminal.positionsTotal(),
   }),
   defineRoute({
     method: 'GET',
@@ -59,15 +55,12 @@ export const tradingRoutes: readonly Route[] = [
       return { kind: 'records', rows: await terminal.ordersGet(toFilter(query)), columns: TradeOrderColumns };
     },
   }),
-  defineRoute({
-    method: 'GET',
+  countRoute({
     path: '/orders/total',
     summary: 'Number of active pending orders',
-    tags: ['trading'],
-    operational: false,
-    response: { kind: 'object', description: 'orders_total()', schema: total.schema },
-    async handler({ terminal }) {
-      return { kind: 'object', value: { total: await terminal.ordersTotal() }, columns: total.columns };
-    },
+    tag: 'trading',
+    call: 'orders_total()',
+    counts: 'Count',
+    count: (terminal) => terminal.ordersTotal(),
   }),
 ];
