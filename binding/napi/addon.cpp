@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "allocator.h"
 #include "args.h"
 #include "parquet_js.h"
 #include "sim/sim_terminal.h"
@@ -46,6 +47,7 @@ Napi::Object Constants(Napi::Env env) {
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  TuneAllocator();
   auto* ctor = new Napi::FunctionReference(Napi::Persistent(TerminalWrap::Define(env)));
   env.SetInstanceData<Napi::FunctionReference>(ctor);
   exports.Set("createSimTerminal", Napi::Function::New(env, CreateSimTerminal));
