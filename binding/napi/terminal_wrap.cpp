@@ -59,7 +59,7 @@ Napi::Object MakeSeries(Napi::Env env, std::shared_ptr<SeriesCursor<Columns>> cu
       cursor->next(static_cast<size_t>(max_rows), *chunk);
       if (chunk->rows() == 0) return [](Napi::Env e) -> Napi::Value { return e.Null(); };
       return [chunk](Napi::Env e) -> Napi::Value { return ToJs(e, std::move(*chunk)); };
-    });
+    }, Lane::Bulk);
   }));
   series.Set("close", Napi::Function::New(env, [handle](const Napi::CallbackInfo& info) -> Napi::Value {
     handle->cursor.reset();

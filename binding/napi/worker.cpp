@@ -27,11 +27,12 @@ Worker::~Worker() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   // Jobs still queued here can only exist if the environment is being torn down: drop them.
-  for (Job* job : queue_) delete job;
+  for (Job* job : calls_) delete job;
+  for (Job* job : bulk_) delete job;
   if (!closed_) tsfn_.Release();
 }
 
-Napi::Promise Worker::Submit(Napi::Env env, Work work) {
+Napi::Promise Worker::Submit(Napi::Env env, Work work, Lane lane) {
   auto deferred = Napi::Promise::Deferred::New(env);
   if (closed_) {
     deferred.Reject(ToJsError(env, TerminalError(ErrorKind::Unavailable, -10004, "No IPC connection")).Value());
@@ -44,7 +45,7 @@ Napi::Promise Worker::Submit(Napi::Env env, Work work) {
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(job);
+    (lane == Lane::Call ? calls_ : bulk_).push_back(job);
   }
   wake_.notify_one();
   return deferred.Promise();
@@ -69,10 +70,11 @@ void Worker::Run() {
     Job* job = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping and drained
-      job = queue_.front();
-      queue_.pop_front();
+      wake_.wait(lock, [this] { return stopping_ || !calls_.empty() || !bulk_.empty(); });
+      auto& queue = !calls_.empty() ? calls_ : bulk_;
+      if (queue.empty()) return;  // stopping and drained
+      job = queue.front();
+      queue.pop_front();
     }
     if (std::chrono::steady_clock::now() > job->deadline) {
       job->error = TerminalError(ErrorKind::Timeout, -10005, "IPC timeout");

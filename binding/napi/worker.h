@@ -1,6 +1,11 @@
-// One worker thread per terminal: every call to that terminal runs here, one at a time, in
-// arrival order (the real MetaTrader5 package is not thread-safe). A job's result is handed back
-// to the JS thread through a thread-safe function and settles the job's Promise there.
+// One worker thread per terminal: every call to that terminal runs here, one at a time (the real
+// MetaTrader5 package is not thread-safe). A job's result is handed back to the JS thread through a
+// thread-safe function and settles the job's Promise there.
+//
+// Two lanes, each in arrival order: calls (symbol info, ticks, account, cursor opening...) run
+// before bulk jobs (the next chunk of an open series). With 100 streams each waiting for its next
+// chunk, a /health or a /symbols/X/tick then waits for at most the one chunk being produced, not
+// for a hundred of them. Still one job at a time: the terminal never sees two calls at once.
 #pragma once
 #include <napi.h>
 
@@ -22,6 +27,8 @@ using Builder = std::function<Napi::Value(Napi::Env)>;
 // Runs on the worker; returns the builder or throws TerminalError.
 using Work = std::function<Builder()>;
 
+enum class Lane { Call, Bulk };
+
 class Worker {
  public:
   // on_busy(true) runs on the JS thread when the first job is submitted, on_busy(false) when the
@@ -33,7 +40,7 @@ class Worker {
 
   // Queues work and returns its Promise. A job still queued after queue_timeout is rejected
   // with kind 'timeout' without running; after Close() every job is rejected 'unavailable'.
-  Napi::Promise Submit(Napi::Env env, Work work);
+  Napi::Promise Submit(Napi::Env env, Work work, Lane lane = Lane::Call);
   // Lets queued jobs finish, then stops the thread. Idempotent.
   void Close();
   bool closed() const { return closed_; }
@@ -55,7 +62,8 @@ class Worker {
   Napi::ThreadSafeFunction tsfn_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Job*> queue_;
+  std::deque<Job*> calls_;  // Lane::Call, run first
+  std::deque<Job*> bulk_;   // Lane::Bulk
   bool stopping_ = false;
   bool closed_ = false;
   size_t in_flight_ = 0;  // JS-thread only: jobs submitted and not yet settled (keeps the loop alive)
