@@ -1,6 +1,8 @@
 // Service configuration, read once from the environment at start-up. Every variable is parsed up
 // front so that a bad value stops the process before anything listens (see cli.ts: exit code 2).
 
+import { DEFAULT_SEND_TIMEOUT_MS, defaultMaxStreams } from './http/streams.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 export type AdapterName = 'uws' | 'node';
 
@@ -17,6 +19,10 @@ export interface Config {
   readonly http: AdapterName | undefined;
   readonly host: string;
   readonly port: number;
+  /** TRADEAPI_MAX_STREAMS: series responses (ticks, rates) in progress at once; more get 503. */
+  readonly maxStreams: number;
+  /** TRADEAPI_SEND_TIMEOUT_MS: a stream whose peer takes nothing for this long is closed. */
+  readonly sendTimeoutMs: number;
   /**
    * Present exactly in read-only mode (`serve --read-only`, Variant B): then the routes sit under
    * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
@@ -93,7 +99,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -102,6 +108,8 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     http: parseAdapter(env.TRADEAPI_HTTP),
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
+    maxStreams: parsePositiveInt('TRADEAPI_MAX_STREAMS', env.TRADEAPI_MAX_STREAMS, defaultMaxStreams()),
+    sendTimeoutMs: parsePositiveInt('TRADEAPI_SEND_TIMEOUT_MS', env.TRADEAPI_SEND_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS),
   };
 }
 

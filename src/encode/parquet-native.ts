@@ -162,6 +162,9 @@ export async function writeParquetNative(
       slices.push([chunk, offset, offset + take]);
       offset += take;
       sliceRows += take;
+      // A used-up chunk is referenced by its slices only, so it is freed once its group is encoded
+      // rather than held while the sink waits (a stalled peer would pin it).
+      if (offset >= chunkRows) chunk = null;
       if (sliceRows === s.rowGroupRows) submit();
     }
     const head = inFlight.shift();

@@ -48,6 +48,8 @@ export interface SeriesEncodeOptions {
    * are gathered up to this size by the writer.
    */
   rowGroupRows?: number;
+  /** JSON: rows per piece handed to the sink (default 16384, ~2 MB of tick text). */
+  jsonPieceRows?: number;
 }
 
 /** Rows per Parquet row group by default. Measured on 10 M ticks (zstd): 128 K, 256 K and 512 K rows
@@ -99,12 +101,13 @@ export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries
 
 async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
   const rowsJson = rowsJsonOf(layout.kind);
+  const pieceRows = Math.max(1, Math.floor(options.jsonPieceRows ?? JSON_PIECE_ROWS));
   let first = true;
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
     const rows = layout.rowsOf(chunk);
     options.onRows?.(rows);
-    for (let from = 0; from < rows; from += JSON_PIECE_ROWS) {
-      const to = Math.min(rows, from + JSON_PIECE_ROWS);
+    for (let from = 0; from < rows; from += pieceRows) {
+      const to = Math.min(rows, from + pieceRows);
       const bytes = rowsJson(chunk, from, to, first);
       first = false;
       await sink.write(bytes);

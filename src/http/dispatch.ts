@@ -18,8 +18,9 @@ import { negotiateFormat } from './negotiate.js';
 import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { Route, Services } from './route.js';
+import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
+import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
 
 /** Largest accepted request body (POST /order/check). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
   cors?: CorsPolicy | undefined;
   /** Read-only mode: requests per client, counted on every route but the public one. */
   rateLimit?: { limiter: RateLimiter; client(req: HttpRequest): string } | undefined;
+  /** Series streams in progress at once (default: a gate of config.maxStreams). */
+  streams?: StreamGate | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -48,6 +51,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export function createDispatcher(opts: DispatcherOptions): RequestHandler {
   const { router, prefix, services, keyCheck, logger, rateLimit } = opts;
   const cors = opts.cors && !opts.cors.disabled ? opts.cors : undefined;
+  const streams = opts.streams ?? new StreamGate(services.config.maxStreams);
+  const sendTimeoutMs = services.config.sendTimeoutMs;
   // Validators are compiled once, at start-up.
   const compiled = new Map<Route, Compiled>();
   for (const route of router.routes) {
@@ -119,7 +124,25 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const format = chooseFormat(route, query.format as Format | undefined, req.header('accept'));
       const body = c.body ? parseBody(await readJson(req), c.body) : undefined;
 
-      const reply = await route.handler({ ...services, query, params, body });
+      // A series takes a stream slot for its whole life, taken before the terminal opens a cursor;
+      // a HEAD produces nothing and takes none.
+      if (route.response.kind === 'series' && req.method !== 'HEAD') {
+        const release = streams.tryAcquire();
+        if (!release) {
+          throw new ProblemError('tooManyStreams', `${streams.limit} series streams are in progress, the most this server runs at once; retry in ${STREAM_RETRY_AFTER_S} s`, {
+            'retry-after': String(STREAM_RETRY_AFTER_S),
+          });
+        }
+        try {
+          return await respond(route, format, await route.handler({ ...services, query, params, body }));
+        } finally {
+          release();
+        }
+      }
+      return respond(route, format, await route.handler({ ...services, query, params, body }));
+    }
+
+    async function respond(route: Route, format: Format | undefined, reply: Reply): Promise<number> {
       switch (reply.kind) {
         case 'json': {
           send(reply.status, 'application/json', encoder.encode(JSON.stringify(reply.value)));
@@ -138,16 +161,17 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             res.end();
             return 200;
           }
-          const sink = new StreamingSink(res, 200, headers);
+          const sink = new StreamingSink(res, 200, headers, sendTimeoutMs);
           try {
-            const encoded = await encodeReply(format as Format, reply);
+            const encoded = await encodeReply(format as Format, reply, streams.busy);
             await encoded.writeTo(sink);
             sink.finish();
           } catch (e) {
             if (!sink.started) throw e;
             // Headers are gone: a truncated body must not look complete, so drop the connection.
             res.abort();
-            if (!(e instanceof ClientGoneError)) logger.error({ id, err: e }, 'series encoding failed after headers were sent');
+            if (e instanceof SendTimeoutError) logger.warn({ id, path: req.path, timeoutMs: e.timeoutMs }, 'stream closed: the client read nothing for the send timeout');
+            else if (!(e instanceof ClientGoneError)) logger.error({ id, err: e }, 'series encoding failed after headers were sent');
             return 200;
           } finally {
             reply.series.close();

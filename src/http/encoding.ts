@@ -3,21 +3,35 @@ import { encodeObject, encodeRecords, encodeSeries } from '../encode/index.js';
 import type { BodySink, Encoded, Format } from '../encode/types.js';
 import type { HttpResponse } from './adapter.js';
 import type { Reply } from './route.js';
+import { SendTimeoutError, STREAM_CHUNK_ROWS, STREAM_JSON_PIECE_ROWS, STREAM_ROW_GROUP_ROWS } from './streams.js';
 
 type DataReply = Exclude<Reply, { kind: 'json' } | { kind: 'bytes' }>;
 
-export async function encodeReply(format: Format, reply: DataReply): Promise<Encoded> {
+/**
+ * `busy` (series only): more streams run than there are cores. A stream then neither reads ahead
+ * (the terminal produces its next chunk while this one is sent) nor encodes several Parquet row
+ * groups at once: both pay for one big pull on an idle machine, but when many streams run they
+ * overlap one another anyway, and each would only hold one more chunk in memory.
+ */
+export async function encodeReply(format: Format, reply: DataReply, busy = false): Promise<Encoded> {
   switch (reply.kind) {
     case 'object':
       return encodeObject(format, reply.value, reply.columns);
     case 'records':
       return encodeRecords(format, reply.rows, reply.columns);
-    case 'series':
+    case 'series': {
       // Arrow and native Parquet leave the main thread nearly idle per chunk: overlap production.
-      reply.series.readAhead?.(format !== 'json');
-      return reply.which === 'ticks'
-        ? encodeSeries(format, 'ticks', reply.series, { compression: reply.compression })
-        : encodeSeries(format, 'rates', reply.series, { compression: reply.compression });
+      reply.series.readAhead?.(!busy && format !== 'json');
+      // Small chunks and row groups bound what a stream holds while its peer is not reading (streams.ts).
+      reply.series.setChunkRows?.(STREAM_CHUNK_ROWS);
+      const options = {
+        compression: reply.compression,
+        rowGroupRows: STREAM_ROW_GROUP_ROWS,
+        jsonPieceRows: STREAM_JSON_PIECE_ROWS,
+        ...(busy ? { parallelism: 1 } : {}),
+      };
+      return reply.which === 'ticks' ? encodeSeries(format, 'ticks', reply.series, options) : encodeSeries(format, 'rates', reply.series, options);
+    }
   }
 }
 
@@ -38,7 +52,9 @@ export async function collect(encoded: Encoded): Promise<Uint8Array> {
 
 /**
  * A sink that sends the head lazily, with the first chunk: an encoder that fails before producing
- * anything can still be answered with a problem response.
+ * anything can still be answered with a problem response. A write the peer has not taken within
+ * `sendTimeoutMs` aborts the response (SendTimeoutError): a client that stopped reading must not
+ * hold a stream, its memory and its slot for ever.
  */
 export class StreamingSink implements BodySink {
   started = false;
@@ -47,6 +63,7 @@ export class StreamingSink implements BodySink {
     private readonly res: HttpResponse,
     private readonly status: number,
     private readonly headers: Readonly<Record<string, string>>,
+    private readonly sendTimeoutMs: number,
   ) {}
 
   write(chunk: Uint8Array): Promise<void> {
@@ -54,7 +71,16 @@ export class StreamingSink implements BodySink {
       this.started = true;
       this.res.writeHead(this.status, this.headers);
     }
-    return this.res.write(chunk);
+    const written = this.res.write(chunk);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.res.abort();
+        reject(new SendTimeoutError(this.sendTimeoutMs));
+      }, this.sendTimeoutMs);
+    });
+    written.catch(() => undefined); // the abort above rejects it too; the timeout is the error to report
+    return Promise.race([written, timedOut]).finally(() => clearTimeout(timer));
   }
 
   /** Finishes the body (sends the head first if nothing was written, e.g. an empty series). */

@@ -75,7 +75,15 @@ function operation(route: Route, options: OpenApiOptions): Json {
     kinds.add('terminalUnavailable');
   }
   kinds.add('internal');
-  for (const kind of kinds) responses[String(ProblemTypes[kind].status)] ??= problemResponse(kind);
+  if (route.response.kind === 'series') kinds.add('tooManyStreams');
+  for (const kind of kinds) {
+    const status = String(ProblemTypes[kind].status);
+    const existing = responses[status];
+    // Two problem kinds on one status (503: terminal unavailable, too many streams): one response naming both.
+    if (existing?.content && PROBLEM_MEDIA_TYPE in (existing.content as Json)) {
+      existing.description = `${String(existing.description)}; or ${problemResponse(kind).description as string}`;
+    } else responses[status] ??= problemResponse(kind);
+  }
   if (limited) {
     // Every counted response reports the limit; a 429 also says when to retry.
     for (const [status, response] of Object.entries(responses)) {

@@ -27,6 +27,7 @@ export const ProblemTypes = {
   internal: { status: 500, type: '/errors/internal', title: 'Internal Server Error' },
   terminalError: { status: 502, type: '/errors/terminal-error', title: 'Terminal Error' },
   terminalUnavailable: { status: 503, type: '/errors/terminal-unavailable', title: 'Terminal Unavailable' },
+  tooManyStreams: { status: 503, type: '/errors/too-many-streams', title: 'Too Many Streams' },
 } as const;
 
 export type ProblemKind = keyof typeof ProblemTypes;

@@ -39,7 +39,7 @@ class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
 
   constructor(
     private readonly native: NativeSeries,
-    private readonly chunkRows: number,
+    private chunkRows: number,
     private readonly call: <T>(p: () => Promise<unknown>) => Promise<T>,
   ) {}
 
@@ -67,6 +67,10 @@ class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
 
   readAhead(enabled: boolean): void {
     this.readingAhead = enabled;
+  }
+
+  setChunkRows(rows: number): void {
+    this.chunkRows = Math.min(Math.max(1, Math.floor(rows)), MAX_CHUNK_ROWS);
   }
 
   private produce(): Promise<C | null> {

@@ -45,4 +45,6 @@ export interface Series<C> extends AsyncIterable<C> {
    * busy (JSON) gains little and leaves the GC no idle time (measured: +460 MB peak RSS on 10 M ticks).
    */
   readAhead?(enabled: boolean): void;
+  /** Rows per chunk from the next one produced on (the terminal's own limits still apply). */
+  setChunkRows?(rows: number): void;
 }
