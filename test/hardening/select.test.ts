@@ -51,6 +51,14 @@ await forEachAdapter(t, async (t, adapter) => {
     t.equal((await s.get('/health')).status, 200, 'healthy afterwards');
   });
 
+  await t.test('the OpenAPI document lists the 409', async (t) => {
+    type Op = { description: string; responses: Record<string, { description: string }> };
+    const doc = (await (await s.get('/openapi.json')).json()) as { paths: Record<string, { post: Op }> };
+    const op = doc.paths['/symbols/{symbol}/select']?.post as Op;
+    t.equal(op.responses['409']?.description, 'Symbol In Use (/errors/symbol-in-use)');
+    t.match(op.description, /open positions or pending orders.*409 \/errors\/symbol-in-use/);
+  });
+
   await t.test('a refusal for another reason stays a terminal error', async (t) => {
     // A real terminal also refuses to hide a symbol an open chart shows: not ours to explain.
     const refusing = faultyTerminal(terminal, { symbolSelect: () => Promise.resolve(false) });
