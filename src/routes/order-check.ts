@@ -13,6 +13,9 @@ import type { Terminal } from '../terminal/terminal.js';
 const int = (description: string) => Type.Integer({ minimum: -(2 ** 53) + 1, maximum: 2 ** 53 - 1, description });
 const num = (description: string) => Type.Number({ description });
 
+/** Actions that open something on `symbol` and so cannot be checked without it. */
+const NEEDS_SYMBOL = ['TRADE_ACTION_DEAL', 'TRADE_ACTION_PENDING'].map((name) => constants('TRADE_ACTION').get(name) as number);
+
 /**
  * The 17 members of MqlTradeRequest (mt5-reference §4.9). Only `action` is required by the schema:
  * which other members matter depends on the action (a REMOVE needs only `order`), and the terminal
@@ -40,13 +43,17 @@ export const TradeRequestBody = Type.Object(
     position: Type.Optional(int('Position ticket (close/modify a position)')),
     position_by: Type.Optional(int('Opposite position ticket (close by)')),
   },
-  { additionalProperties: false, title: 'TradeRequest' },
+  {
+    additionalProperties: false,
+    title: 'TradeRequest',
+    // For the OpenAPI document (JSON Schema 2020-12), so that clients and fuzzers know the rule;
+    // TypeBox does not evaluate if/then, checkSymbol enforces it with a detail that names it.
+    if: { properties: { action: { enum: NEEDS_SYMBOL } } },
+    then: { required: ['symbol'], properties: { symbol: { minLength: 1 } } },
+  },
 );
 
 const Body = Type.Object({ request: TradeRequestBody }, { additionalProperties: false });
-
-/** Actions that open something on `symbol` and so cannot be checked without it. */
-const NEEDS_SYMBOL = new Set(['TRADE_ACTION_DEAL', 'TRADE_ACTION_PENDING'].map((name) => constants('TRADE_ACTION').get(name) as number));
 
 /**
  * The one thing checked here rather than by the terminal, under one rule: the gateway answers only
@@ -60,7 +67,7 @@ async function checkSymbol(terminal: Terminal, request: Partial<TradeRequest>): 
   const symbol = request.symbol ?? '';
   const action = request.action as number;
   if (symbol === '') {
-    if (!NEEDS_SYMBOL.has(action)) return;
+    if (!NEEDS_SYMBOL.includes(action)) return;
     throw validationError(
       `body member 'request.symbol' is required for action ${action} (${constantName('TRADE_ACTION', action)}); received ${request.symbol === undefined ? 'nothing' : '""'}`,
     );

@@ -59,7 +59,9 @@ await forEachAdapter(t, async (t, adapter) => {
     interface Op {
       description: string;
       responses: Record<string, { description: string }>;
-      requestBody: { content: Record<string, { schema: { properties: { request: { required: string[]; properties: Record<string, { description: string }> } } } }> };
+      requestBody: {
+        content: Record<string, { schema: { properties: { request: { required: string[]; properties: Record<string, { description: string }>; if: unknown; then: unknown } } } }>;
+      };
     }
     const doc = (await (await s.get('/openapi.json')).json()) as { paths: Record<string, { post: Op }> };
     const op = doc.paths['/order/check']?.post as Op;
@@ -69,6 +71,9 @@ await forEachAdapter(t, async (t, adapter) => {
     const request = op.requestBody.content['application/json']?.schema.properties.request;
     t.same(request?.required, ['action'], 'only action is required by the schema');
     t.match(request?.properties.symbol?.description, /required for TRADE_ACTION_DEAL and TRADE_ACTION_PENDING/);
+    // The rule itself, in JSON Schema 2020-12 terms, for clients and fuzzers.
+    t.same(request?.if, { properties: { action: { enum: [1, 5] } } });
+    t.same(request?.then, { required: ['symbol'], properties: { symbol: { minLength: 1 } } });
   });
 
   await t.test('a valid request', async (t) => {
