@@ -14,8 +14,10 @@ import type { KeyCheck } from './auth.js';
 import type { CorsPolicy } from './cors.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
 import { toProblem } from './errors-map.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { negotiateFormat } from './negotiate.js';
 import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
+import { preview } from './preview.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply, Route, Services } from './route.js';
@@ -231,6 +233,10 @@ async function readJson(req: HttpRequest): Promise<unknown> {
     throw new ProblemError('unsupportedMediaType', `the body must be sent as Content-Type: application/json; received ${received(req.header('content-type') ?? '(none)')}`);
   }
   const bytes = await req.readBody(MAX_BODY_BYTES);
+  // Before parsing: everything that walks the parsed value afterwards recurses (see json-depth.ts).
+  if (nestsDeeperThan(bytes)) {
+    throw validationError(`the request body is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -249,7 +255,6 @@ function parseBody(value: unknown, check: TypeCheck<TSchema>): unknown {
   const first = check.Errors(value).First();
   if (!first) throw validationError('the request body does not match the schema');
   const where = first.path === '' ? 'the body' : `body member '${first.path.slice(1).replaceAll('/', '.')}'`;
-  const text = JSON.stringify(first.value) ?? String(first.value);
-  const shown = first.value === undefined ? 'nothing' : text.length > 64 ? `${text.slice(0, 64)}…` : text;
+  const shown = first.value === undefined ? 'nothing' : preview(first.value);
   throw validationError(`${where}: ${lengthMessage(first.schema) ?? first.message}; received ${shown}`);
 }

@@ -6,6 +6,7 @@ import { MediaTypes } from '../encode/types.js';
 import { ProblemTypes, PROBLEM_MEDIA_TYPE, type ProblemKind } from './problem.js';
 import type { Route } from './route.js';
 import { MAX_BODY_BYTES } from './dispatch.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 
 export interface OpenApiOptions {
   prefix: string;
@@ -100,7 +101,7 @@ function operation(route: Route, options: OpenApiOptions): Json {
   };
   if (route.description) op.description = route.description;
   if (route.body) {
-    op.requestBody = { required: true, description: `JSON, at most ${MAX_BODY_BYTES} bytes`, content: { 'application/json': { schema: plain(route.body) } } };
+    op.requestBody = { required: true, description: `JSON, at most ${MAX_BODY_BYTES} bytes and ${MAX_JSON_DEPTH} levels of nested arrays/objects`, content: { 'application/json': { schema: plain(route.body) } } };
   }
   if (options.authRequired) op.security = route.public ? [] : [{ ApiKey: [] }];
   if (route.operational) op['x-operational'] = true;

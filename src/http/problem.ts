@@ -20,6 +20,7 @@ export const ProblemTypes = {
   methodNotAllowed: { status: 405, type: '/errors/method-not-allowed', title: 'Method Not Allowed' },
   notAcceptable: { status: 406, type: '/errors/not-acceptable', title: 'Not Acceptable' },
   notSubscribed: { status: 409, type: '/errors/not-subscribed', title: 'Not Subscribed' },
+  symbolInUse: { status: 409, type: '/errors/symbol-in-use', title: 'Symbol In Use' },
   payloadTooLarge: { status: 413, type: '/errors/payload-too-large', title: 'Payload Too Large' },
   unsupportedMediaType: { status: 415, type: '/errors/unsupported-media-type', title: 'Unsupported Media Type' },
   subscriptionLimit: { status: 429, type: '/errors/subscription-limit', title: 'Subscription Limit Reached' },

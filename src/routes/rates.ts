@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 
 import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
+import { withinMaxBars } from './bar-limit.js';
 import { RateRow } from './series-schemas.js';
 import { orderedRange, toSeconds } from './shared.js';
 
@@ -13,20 +14,25 @@ const common = {
 };
 const response = { kind: 'series' as const, description: 'Bars in ascending time', schema: Type.Array(RateRow) };
 const errors = ['symbolNotFound'] as const;
+const maxbars =
+  ' A terminal serves fewer than terminal_info().maxbars bars per request (MT5\'s "Max bars in chart"; 10000000 in the embedded' +
+  ' simulator): a request that reaches it is a 400 naming the limit.';
 
 export const rateRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/rates/from',
     summary: 'Bars ending at a date',
-    description: 'The `count` bars whose open time is at or before `date_from`, oldest first (copy_rates_from).',
+    description: 'The `count` bars whose open time is at or before `date_from`, oldest first (copy_rates_from).' + maxbars,
     tags: ['market data'],
     operational: false,
     query: { ...common, date_from: Param.date('Latest bar open time to include'), count: Param.count() },
     errors,
     response,
     async handler({ terminal, query }) {
-      const series = await terminal.copyRatesFrom(query.symbol, query.timeframe, toSeconds(query.date_from), query.count);
+      const series = await withinMaxBars(terminal, { count: query.count }, () =>
+        terminal.copyRatesFrom(query.symbol, query.timeframe, toSeconds(query.date_from), query.count),
+      );
       return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
   }),
@@ -34,14 +40,16 @@ export const rateRoutes: readonly Route[] = [
     method: 'GET',
     path: '/rates/from-pos',
     summary: 'Bars starting at a position',
-    description: 'Positions count from the present into the past; 0 is the current, unfinished bar (copy_rates_from_pos).',
+    description: 'Positions count from the present into the past; 0 is the current, unfinished bar (copy_rates_from_pos).' + maxbars,
     tags: ['market data'],
     operational: false,
     query: { ...common, start_pos: Param.startPos(), count: Param.count() },
     errors,
     response,
     async handler({ terminal, query }) {
-      const series = await terminal.copyRatesFromPos(query.symbol, query.timeframe, query.start_pos, query.count);
+      const series = await withinMaxBars(terminal, { count: query.count }, () =>
+        terminal.copyRatesFromPos(query.symbol, query.timeframe, query.start_pos, query.count),
+      );
       return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
   }),
@@ -49,7 +57,7 @@ export const rateRoutes: readonly Route[] = [
     method: 'GET',
     path: '/rates/range',
     summary: 'Bars in a date range',
-    description: 'Bars with date_from <= time <= date_to (copy_rates_range).',
+    description: 'Bars with date_from <= time <= date_to (copy_rates_range).' + maxbars,
     tags: ['market data'],
     operational: false,
     query: { ...common, date_from: Param.date('First bar open time'), date_to: Param.date('Last bar open time') },
@@ -57,7 +65,10 @@ export const rateRoutes: readonly Route[] = [
     response,
     async handler({ terminal, query }) {
       orderedRange(query.date_from, query.date_to);
-      const series = await terminal.copyRatesRange(query.symbol, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to));
+      const range = { timeframe: query.timeframe, fromMs: query.date_from, toMs: query.date_to };
+      const series = await withinMaxBars(terminal, range, () =>
+        terminal.copyRatesRange(query.symbol, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to)),
+      );
       return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
   }),

@@ -3,9 +3,11 @@ import { Type } from '@sinclair/typebox';
 
 import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
+import { ProblemError } from '../http/problem.js';
 import { recordSchema } from '../http/record-schema.js';
 import { TerminalError } from '../terminal/errors.js';
 import { SymbolInfoColumns, TickColumns, type FieldSpec } from '../terminal/records.js';
+import type { Terminal } from '../terminal/terminal.js';
 import { countRoute } from './shared.js';
 
 const SymbolSchema = recordSchema('SymbolInfo', SymbolInfoColumns);
@@ -16,6 +18,22 @@ const SelectSchema = Type.Object(
   { symbol: Type.String(), selected: Type.Boolean({ description: 'Whether the symbol is now shown in the market watch' }) },
   { title: 'SymbolSelection' },
 );
+
+/** A 409 naming the open positions and pending orders on `symbol`, if there are any. */
+async function refuseIfInUse(terminal: Terminal, symbol: string): Promise<void> {
+  const [positions, orders] = await Promise.all([terminal.positionsGet({ symbol }), terminal.ordersGet({ symbol })]);
+  const uses = [
+    positions.length > 0 ? plural(positions.length, 'open position') : undefined,
+    orders.length > 0 ? plural(orders.length, 'pending order') : undefined,
+  ].filter((u) => u !== undefined);
+  if (uses.length === 0) return;
+  throw new ProblemError(
+    'symbolInUse',
+    `${symbol} cannot be hidden from the market watch while it has ${uses.join(' and ')}; close or remove them first`,
+  );
+}
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 export const symbolRoutes: readonly Route[] = [
   defineRoute({
@@ -72,12 +90,25 @@ export const symbolRoutes: readonly Route[] = [
     operational: true,
     params: symbolPath,
     query: { enable: Param.boolean('true (or 1) shows the symbol, false (or 0) hides it') },
-    errors: ['symbolNotFound'],
+    description:
+      'Hiding a symbol that open positions or pending orders use is refused (409 /errors/symbol-in-use), as MetaTrader 5 refuses it; close or remove them first.',
+    errors: ['symbolNotFound', 'symbolInUse'],
     response: { kind: 'object', description: 'symbol_select(symbol, enable) succeeded', schema: SelectSchema },
     async handler({ terminal, params, query }) {
-      const ok = await terminal.symbolSelect(params.symbol, query.enable);
-      // MT5 answers False e.g. when hiding a symbol with open positions or charts.
-      if (!ok) throw new TerminalError('call_failed', -1, `the terminal refused symbol_select(${params.symbol}, ${query.enable})`);
+      // MT5 answers False (the simulator: "Call failed") when hiding a symbol that trades use.
+      // That is the caller's own condition, not a terminal fault: a 409 saying which trades hold
+      // it. Any other refusal (a chart in a real terminal, say) stays a 502.
+      let ok: boolean;
+      try {
+        ok = await terminal.symbolSelect(params.symbol, query.enable);
+      } catch (e) {
+        if (!query.enable && e instanceof TerminalError && e.kind === 'call_failed') await refuseIfInUse(terminal, params.symbol);
+        throw e;
+      }
+      if (!ok) {
+        if (!query.enable) await refuseIfInUse(terminal, params.symbol);
+        throw new TerminalError('call_failed', -1, `the terminal refused symbol_select(${params.symbol}, ${query.enable})`);
+      }
       return { kind: 'object', value: { symbol: params.symbol, selected: query.enable }, columns: SelectColumns };
     },
   }),

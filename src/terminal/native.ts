@@ -82,6 +82,8 @@ export interface SimConfig {
   nowMs?: number;
   /** Pinned live quotes. */
   fixedQuotes?: Record<string, { bid: number; ask: number }>;
+  /** MT5's "Max bars in chart": a copy_rates_* request of this many bars or more fails with -2
+   *  (mt5-reference §3.1). The addon's default is 1 000 000; openSimTerminal raises it (see there). */
   maxBars?: number;
   commentMaxLength?: number;
   tradeAllowed?: boolean;

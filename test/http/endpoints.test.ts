@@ -224,8 +224,8 @@ await forEachAdapter(t, async (t, adapter) => {
     t.match(await json(await post(JSON.stringify({ request: { ...request, comment: 'c'.repeat(31) } }))), { retcode: 0 });
     t.match(await json(await post(JSON.stringify({ request: { ...request, comment: '\u{1F600}'.repeat(31) } }))), { retcode: 0 });
     await badBody(JSON.stringify({ request: { ...request, comment: '\u{1F600}'.repeat(32) } }), /comment.*at most 31/);
-    // MT5's order_check answers an unknown symbol with (-2, Invalid params): a 400, not a 404.
-    const unknown = await expectProblem(t, await post(JSON.stringify({ request: { ...request, symbol: 'NOPE' } })), 400, '/errors/validation-error');
-    t.match(unknown.detail, /symbol/);
+    // An unknown symbol is a 404 here too, as on every route that takes one (test/hardening/order-check.test.ts).
+    const unknown = await expectProblem(t, await post(JSON.stringify({ request: { ...request, symbol: 'NOPE' } })), 404, '/errors/symbol-not-found');
+    t.match(unknown.detail, /"NOPE"/);
   });
 });
