@@ -89,8 +89,9 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     logger.info({ id, method: req.method, path: req.path, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
 
     async function handle(): Promise<number> {
-      // A preflight carries no key and is not counted: the browser sends it on its own.
-      if (cors?.isPreflight(req)) {
+      // A preflight carries no key and is not counted: the browser sends it on its own. Only below
+      // the prefix, where the API is: elsewhere it is answered like any request to an unknown path.
+      if (cors?.isPreflight(req) && belowPrefix(req.path, prefix) !== undefined) {
         res.send(204, { 'x-request-id': id, 'cache-control': 'no-store', ...cors.preflightHeaders(req) }, new Uint8Array(0));
         return 204;
       }

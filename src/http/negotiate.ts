@@ -1,5 +1,13 @@
 // Response format: the `format` query parameter wins; otherwise the Accept header with q-values
 // and wildcards; no preference means JSON. Returns undefined when Accept admits nothing offered.
+//
+// A malformed Accept may be ignored or refused (RFC 9110 §12.5.1). We ignore malformed ranges one
+// by one and negotiate on the well-formed rest, so that one bad entry (often added by a library
+// or a proxy) cannot make an otherwise clear request fail, and so that every malformation is
+// treated alike: `application/json;q=abc` and `;;;,` both leave nothing well-formed, which is as
+// if there were no Accept at all (JSON). Malformed: a range that is not `type/subtype`, `type/*`
+// or `*/*` made of RFC 9110 tokens; a parameter that is not `name=token` or `name="quoted"`; a q
+// that is not a qvalue (0 to 1 with at most three decimals, so `q=abc`, `q=2`, `q=0.5000`).
 import { MediaTypes, type Format } from '../encode/types.js';
 
 interface MediaRange {
@@ -8,22 +16,40 @@ interface MediaRange {
   q: number;
 }
 
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const RANGE = new RegExp(`^(${TOKEN})/(${TOKEN})$`);
+const PARAMETER = new RegExp(`^(${TOKEN})=(${TOKEN}|"(?:[^"\\\\]|\\\\.)*")$`);
+const QVALUE = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/;
+
+/** One element of the list, or undefined when it is malformed. */
+function parseRange(element: string): MediaRange | undefined {
+  const [mediaRaw = '', ...params] = element.split(';');
+  const m = RANGE.exec(mediaRaw.trim().toLowerCase());
+  if (!m) return undefined;
+  const [, type = '', subtype = ''] = m;
+  if (type === '*' && subtype !== '*') return undefined; // '*/json' is no range
+  let q = 1;
+  for (const raw of params) {
+    const param = raw.trim();
+    if (param === '') continue; // 'a/b;' : an empty parameter is allowed by the grammar
+    const p = PARAMETER.exec(param);
+    if (!p) return undefined;
+    if ((p[1] ?? '').toLowerCase() === 'q') {
+      const value = p[2] ?? '';
+      if (!QVALUE.test(value)) return undefined;
+      q = Number(value);
+    }
+  }
+  return { type, subtype, q };
+}
+
+/** The well-formed ranges; empty list elements (`a/b,,c/d`) are allowed and skipped. */
 function parseAccept(accept: string): MediaRange[] {
   const ranges: MediaRange[] = [];
-  for (const part of accept.split(',')) {
-    const [mediaRaw, ...params] = part.split(';');
-    const media = (mediaRaw ?? '').trim().toLowerCase();
-    const slash = media.indexOf('/');
-    if (slash <= 0 || slash === media.length - 1) continue; // malformed ranges are ignored
-    let q = 1;
-    for (const param of params) {
-      const [key, value] = param.split('=').map((s) => s.trim());
-      if (key?.toLowerCase() === 'q' && value !== undefined) {
-        const parsed = Number(value);
-        q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
-      }
-    }
-    ranges.push({ type: media.slice(0, slash), subtype: media.slice(slash + 1), q });
+  for (const element of accept.split(',')) {
+    if (element.trim() === '') continue;
+    const range = parseRange(element);
+    if (range) ranges.push(range);
   }
   return ranges;
 }

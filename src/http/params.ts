@@ -75,6 +75,15 @@ export const Param = {
     ),
 };
 
+/**
+ * `word` after its indefinite article: "an ORDER_TYPE", "a TIMEFRAME". By its first letter, which
+ * is right for the constant family names this is used with (none starts with a vowel letter
+ * pronounced as a consonant, like "USER", or the reverse, like "HOUR").
+ */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
 /** The members of a family, or of the named subset of it (an unknown name is a programming error). */
 function constantMembers(family: ConstantFamily, only?: readonly string[]): ReadonlyMap<string, number> {
   const all = constants(family);
@@ -82,7 +91,7 @@ function constantMembers(family: ConstantFamily, only?: readonly string[]): Read
   return new Map(
     only.map((name) => {
       const value = all.get(name);
-      if (value === undefined) throw new Error(`${name} is not a ${family} constant`);
+      if (value === undefined) throw new Error(`${name} is not ${withArticle(family)} constant`);
       return [name, value] as const;
     }),
   );
@@ -175,6 +184,11 @@ function describe(schema: TSchema): string {
   }
 }
 
+/** An optional minus and at most 16 digits (beyond that no integer is exact in a double). */
+const INTEGER = /^-?\d{1,16}$/;
+/** An optional minus, decimal digits with an optional point, an optional exponent. */
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 interface FieldParser {
   readonly name: string;
   readonly required: boolean;
@@ -206,7 +220,7 @@ function fieldParser(where: string, name: string, schema: TSchema, required: boo
         const value = parseConstant(family, raw);
         if (value === undefined || !values.has(value)) {
           const allowed = [...members.keys()].join(', ');
-          throw validationError(`${label} must be a ${family} constant name or its integer value (allowed: ${allowed}); received ${received(raw)}`);
+          throw validationError(`${label} must be ${withArticle(family)} constant name or its integer value (allowed: ${allowed}); received ${received(raw)}`);
         }
         return value;
       },
@@ -216,19 +230,21 @@ function fieldParser(where: string, name: string, schema: TSchema, required: boo
   const fail = (raw: string): never => {
     throw validationError(`${label} must be ${describe(schema)}; received ${received(raw)}`);
   };
+  // The raw string exactly as sent: no trimming and no plus sign, so that ' 5', '5 ' and '+5' (a
+  // '+' in a query string is a space) are refused rather than quietly read as 5, for every numeric,
+  // integer and boolean parameter alike (constants follow the same rule in parseConstant).
   const toValue = (raw: string): unknown => {
-    const text = raw.trim();
     switch (schema.type) {
       case 'integer':
-        return /^[+-]?\d{1,16}$/.test(text) ? Number(text) : fail(raw);
+        return INTEGER.test(raw) ? Number(raw) : fail(raw);
       case 'number': {
         // Plain decimal notation only: no hex, no Infinity, no empty string (Number('') is 0).
-        if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return fail(raw);
-        const n = Number(text);
+        if (!NUMBER.test(raw)) return fail(raw);
+        const n = Number(raw);
         return Number.isFinite(n) ? n : fail(raw);
       }
       case 'boolean': {
-        const lower = text.toLowerCase();
+        const lower = raw.toLowerCase();
         if (lower === 'true' || lower === '1') return true;
         if (lower === 'false' || lower === '0') return false;
         return fail(raw);

@@ -3,8 +3,6 @@
 // request and holds `limit` requests; the counter restarts when the window has passed.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
-import type { HttpRequest } from './adapter.js';
-
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** The response headers that report the limit (IETF draft "RateLimit header fields"). */
@@ -49,20 +47,4 @@ export class RateLimiter {
     if (!allowed) headers['retry-after'] = String(resetSeconds);
     return { allowed, headers, resetSeconds };
   }
-}
-
-/**
- * Who a request counts against: the socket's peer address or, behind `trustProxy` reverse proxies,
- * the address X-Forwarded-For names that many hops from the right. Proxies append the address they
- * received the request from, so the right-most entries are the trusted ones; entries further left
- * are whatever the client sent, and are never used (a client could otherwise pick its own key).
- */
-export function clientAddress(req: HttpRequest, trustProxy: number): string {
-  if (trustProxy === 0) return req.remoteAddress;
-  const forwarded = req.header('x-forwarded-for');
-  if (forwarded === undefined) return req.remoteAddress;
-  const hops = forwarded.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (hops.length === 0) return req.remoteAddress;
-  // Fewer entries than proxies: the left-most is the furthest address known.
-  return hops[Math.max(0, hops.length - trustProxy)] as string;
 }

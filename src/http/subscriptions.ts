@@ -1,6 +1,9 @@
-// Market-depth subscriptions under a cap. A slot is reserved synchronously before the terminal is
-// awaited, so concurrent requests can never push the count above the cap; a failed add gives the
-// slot back.
+// Market-depth subscriptions under a cap. The symbol is checked before a slot is considered, so a
+// request for an unknown symbol is a 404 at any fill level and never holds a slot that a valid
+// request could have had. A slot is then reserved synchronously before the terminal is awaited, so
+// concurrent requests can never push the count above the cap, and a failed add gives it back at
+// once. At the cap, a request waits for adds still in flight before answering 429: one of them may
+// fail and free its slot, and refusing early would turn that transient reservation into a 429.
 import type { Terminal } from '../terminal/terminal.js';
 import { TerminalError } from '../terminal/errors.js';
 
@@ -20,10 +23,18 @@ export interface SubscriptionState {
   readonly limit: number;
 }
 
+interface Slot {
+  /** Settles when the terminal has answered market_book_add. */
+  readonly added: Promise<void>;
+  settled: boolean;
+}
+
+const ignore = (): undefined => undefined;
+
 export class SubscriptionRegistry {
-  /** symbol -> settled when the terminal has answered; present = the slot is taken. */
-  private readonly slots = new Map<string, Promise<void>>();
-  /** Symbols whose release is under way, so that a second unsubscribe joins the first. */
+  /** symbol -> its slot; present = the slot is taken (the add may still be in flight). */
+  private readonly slots = new Map<string, Slot>();
+  /** Symbols whose release is under way: a second unsubscribe joins it, a subscribe waits for it. */
   private readonly releasing = new Map<string, Promise<void>>();
 
   constructor(
@@ -36,26 +47,42 @@ export class SubscriptionRegistry {
   }
 
   async subscribe(symbol: string): Promise<SubscriptionState> {
-    const pendingRelease = this.releasing.get(symbol);
-    if (pendingRelease) await pendingRelease.catch(() => undefined);
-    const existing = this.slots.get(symbol);
-    if (existing) {
-      // Idempotent: joins an add in flight, or confirms one done; no extra slot.
-      await existing;
-      return this.state(symbol, true);
+    // Unknown symbol: the terminal's not_found, before the cap is looked at.
+    await this.terminal.symbolInfo(symbol);
+    // Every await below can change the state, so each pass re-reads it from the start.
+    for (;;) {
+      const release = this.releasing.get(symbol);
+      if (release) {
+        await release.catch(ignore);
+        continue;
+      }
+      const existing = this.slots.get(symbol);
+      if (existing) {
+        // Idempotent: joins an add in flight, or confirms one done; no extra slot.
+        await existing.added;
+        return this.state(symbol, true);
+      }
+      if (this.slots.size < this.limit) break;
+      const inFlight = [...this.slots.values()].filter((s) => !s.settled).map((s) => s.added.catch(ignore));
+      if (inFlight.length === 0) {
+        throw new SubscriptionLimitError(`${this.limit} market-depth subscriptions are active, the configured maximum; unsubscribe one first`);
+      }
+      await Promise.race(inFlight);
     }
-    if (this.slots.size >= this.limit) {
-      throw new SubscriptionLimitError(`${this.limit} market-depth subscriptions are active, the configured maximum; unsubscribe one first`);
-    }
-    const added = this.terminal.marketBookAdd(symbol).then((ok) => {
-      if (!ok) throw new TerminalError('call_failed', -1, `the terminal refused market_book_add(${symbol})`);
-    });
-    this.slots.set(symbol, added); // reserved before any await
+    const slot: Slot = {
+      settled: false,
+      added: this.terminal.marketBookAdd(symbol).then((ok) => {
+        if (!ok) throw new TerminalError('call_failed', -1, `the terminal refused market_book_add(${symbol})`);
+      }),
+    };
+    this.slots.set(symbol, slot); // reserved before any await
     try {
-      await added;
+      await slot.added;
     } catch (e) {
-      if (this.slots.get(symbol) === added) this.slots.delete(symbol);
+      if (this.slots.get(symbol) === slot) this.slots.delete(symbol);
       throw e;
+    } finally {
+      slot.settled = true;
     }
     return this.state(symbol, true);
   }
@@ -67,18 +94,10 @@ export class SubscriptionRegistry {
       return this.state(symbol, false);
     }
     const slot = this.slots.get(symbol);
-    if (!slot) throw new NoSubscriptionError(`there is no market-depth subscription for ${JSON.stringify(symbol)}`);
-    const release = slot
-      .then(() => this.terminal.marketBookRelease(symbol))
-      .then(() => {
-        this.slots.delete(symbol);
-      });
+    if (!slot) throw this.noSubscription(symbol);
+    const release = this.release(symbol, slot);
     this.releasing.set(symbol, release);
-    try {
-      await release;
-    } finally {
-      this.releasing.delete(symbol);
-    }
+    await release;
     return this.state(symbol, false);
   }
 
@@ -87,6 +106,31 @@ export class SubscriptionRegistry {
     const symbols = [...this.slots.keys()];
     await Promise.allSettled(symbols.map((s) => this.unsubscribe(s)));
     this.slots.clear();
+  }
+
+  private async release(symbol: string, slot: Slot): Promise<void> {
+    try {
+      // An add still in flight is waited for; if it fails there is nothing to release.
+      await slot.added.catch(() => {
+        throw this.noSubscription(symbol);
+      });
+      try {
+        await this.terminal.marketBookRelease(symbol);
+      } catch (e) {
+        // The terminal no longer holds it (hiding a symbol drops its depth, as in MT5): released
+        // all the same. Any other failure keeps the slot, since the terminal may still hold it.
+        if (!(e instanceof TerminalError && e.kind === 'not_subscribed')) throw e;
+      }
+      if (this.slots.get(symbol) === slot) this.slots.delete(symbol);
+    } finally {
+      // Here rather than in unsubscribe(), so that a subscribe waiting on this promise never sees
+      // a finished release still listed.
+      this.releasing.delete(symbol);
+    }
+  }
+
+  private noSubscription(symbol: string): NoSubscriptionError {
+    return new NoSubscriptionError(`there is no market-depth subscription for ${JSON.stringify(symbol)}`);
   }
 
   private state(symbol: string, subscribed: boolean): SubscriptionState {

@@ -31,14 +31,14 @@ export function allConstants(): ReadonlyMap<string, number> {
 /**
  * Parses a constant given by name (`TIMEFRAME_H1`) or by integer (`16385`, `-1`). Returns
  * undefined unless the result is a member of the family, so callers can list the allowed names.
+ * Exact text only, like every other parameter: no surrounding whitespace, no plus sign.
  */
 export function parseConstant(family: ConstantFamily, raw: string): number | undefined {
   const members = constants(family);
-  const text = raw.trim();
-  const byName = members.get(text);
+  const byName = members.get(raw);
   if (byName !== undefined) return byName;
-  if (!/^-?\d+$/.test(text)) return undefined;
-  const value = Number(text);
+  if (!/^-?\d{1,16}$/.test(raw)) return undefined;
+  const value = Number(raw);
   for (const v of members.values()) if (v === value) return value;
   return undefined;
 }

@@ -4,7 +4,8 @@
 import t from 'tap';
 
 import type { HttpRequest } from '../../src/http/adapter.js';
-import { clientAddress, RateLimiter } from '../../src/http/rate-limit.js';
+import { clientAddress } from '../../src/http/client-address.js';
+import { RateLimiter } from '../../src/http/rate-limit.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal();
