@@ -23,6 +23,8 @@ export interface Config {
   readonly maxStreams: number;
   /** TRADEAPI_SEND_TIMEOUT_MS: a stream whose peer takes nothing for this long is closed. */
   readonly sendTimeoutMs: number;
+  /** Connection-level protection: timeouts, connection cap, listen backlog (both modes). */
+  readonly connections: ConnectionSettings;
   /**
    * Present exactly in read-only mode (`serve --read-only`, Variant B): then the routes sit under
    * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
@@ -38,6 +40,24 @@ export interface ReadOnlySettings {
   readonly corsOrigins: '*' | readonly string[];
   /** API_TRUST_PROXY: reverse-proxy hops whose X-Forwarded-For entries are trusted; 0 = use the socket address. */
   readonly trustProxy: number;
+}
+
+/**
+ * How long a client may take and how many may connect. Production values, not node's defaults
+ * (300 s for a request, 60 s for its headers), so that a slow or stalled client cannot hold a
+ * connection and its memory for minutes.
+ */
+export interface ConnectionSettings {
+  /** TRADEAPI_HEADERS_TIMEOUT_MS: the request line and headers must arrive within this (408 otherwise). */
+  readonly headersTimeoutMs: number;
+  /** TRADEAPI_REQUEST_TIMEOUT_MS: the whole request, body included, must arrive within this (408 otherwise); >= the headers timeout. */
+  readonly requestTimeoutMs: number;
+  /** TRADEAPI_KEEPALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** TRADEAPI_MAX_CONNECTIONS: open connections beyond this are answered 503 and closed. */
+  readonly maxConnections: number;
+  /** TRADEAPI_LISTEN_BACKLOG: the listen queue (the kernel caps it at net.core.somaxconn). */
+  readonly backlog: number;
 }
 
 /** A configuration value the service refuses; the message names the variable and the value. */
@@ -61,6 +81,17 @@ export const DEFAULTS = {
   maxMarketBookSubscriptions: 100,
   /** API_RATE_LIMIT when unset: the spec's example value, requests per minute per client. */
   rateLimit: 100,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  /** node's own default, kept: long enough for a client's next request, short enough to free idle sockets. */
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+  /**
+   * node's default (511) is smaller than a burst of 1 000 simultaneous connects: the kernel then
+   * drops SYNs and the clients retry after 1 s, 3 s, 7 s. Linux caps this at net.core.somaxconn
+   * (4096 since kernel 5.4).
+   */
+  backlog: 4096,
 } as const;
 
 /** The fixed route prefix of the read-only mode. */
@@ -68,7 +99,7 @@ export const READ_ONLY_PREFIX = '/api/v1';
 
 /**
  * The full variant's own variables: read-only mode ignores them (the process-level TRADEAPI_HOST,
- * TRADEAPI_PORT, TRADEAPI_HTTP and TRADEAPI_TERMINAL apply in both modes).
+ * TRADEAPI_PORT, TRADEAPI_HTTP, TRADEAPI_TERMINAL and the connection settings apply in both modes).
  */
 export const FULL_VARIANT_ONLY = ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX'] as const;
 
@@ -99,7 +130,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'connections'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -109,7 +140,39 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
     maxStreams: parsePositiveInt('TRADEAPI_MAX_STREAMS', env.TRADEAPI_MAX_STREAMS, defaultMaxStreams()),
-    sendTimeoutMs: parsePositiveInt('TRADEAPI_SEND_TIMEOUT_MS', env.TRADEAPI_SEND_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS),
+    sendTimeoutMs: parseMs(env, 'TRADEAPI_SEND_TIMEOUT_MS', DEFAULT_SEND_TIMEOUT_MS),
+    connections: parseConnectionSettings(env),
+  };
+}
+
+/** Longest timer node can arm (2^31 - 1 ms, ~24.8 days); beyond it setTimeout fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A positive duration in milliseconds that a timer can hold. */
+function parseMs(env: Env, name: string, fallback: number): number {
+  const value = parsePositiveInt(name, env[name], fallback);
+  if (value > MAX_TIMER_MS) throw new ConfigError(`${name} must be at most ${MAX_TIMER_MS} milliseconds; got ${JSON.stringify(env[name])}`);
+  return value;
+}
+
+function parseConnectionSettings(env: Env): ConnectionSettings {
+  const ms = (name: string, fallback: number): number => parseMs(env, name, fallback);
+  const headersTimeoutMs = ms('TRADEAPI_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs);
+  const requestTimeoutMs = ms('TRADEAPI_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs);
+  // The headers are part of the request: node refuses a headers timeout above the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `TRADEAPI_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed TRADEAPI_REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`,
+    );
+  }
+  const backlog = parsePositiveInt('TRADEAPI_LISTEN_BACKLOG', env.TRADEAPI_LISTEN_BACKLOG, DEFAULTS.backlog);
+  if (backlog > 65_535) throw new ConfigError(`TRADEAPI_LISTEN_BACKLOG must be from 1 to 65535; got ${JSON.stringify(env.TRADEAPI_LISTEN_BACKLOG)}`);
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: ms('TRADEAPI_KEEPALIVE_TIMEOUT_MS', DEFAULTS.keepAliveTimeoutMs),
+    maxConnections: parsePositiveInt('TRADEAPI_MAX_CONNECTIONS', env.TRADEAPI_MAX_CONNECTIONS, DEFAULTS.maxConnections),
+    backlog,
   };
 }
 

@@ -68,7 +68,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let cors: CorsPolicy | undefined;
   let rateLimit: { limiter: RateLimiter; client(req: HttpRequest): string } | undefined;
   if (readOnly) {
-    const methods = [...new Set(router.routes.map((r) => r.method))];
+    const methods: string[] = [...new Set(router.routes.map((r) => r.method))];
     cors = new CorsPolicy(readOnly.corsOrigins, methods);
     if (readOnly.corsOrigins === '*') {
       logger.warn('API_CORS_ORIGINS=* lets any web page call this API from a browser (it still needs the key); restrict it to your origins for a public deployment');
@@ -85,7 +85,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     cors,
     rateLimit,
   });
-  const listening = await adapter.listen(options.host ?? config.host, options.port ?? config.port, handler);
+  const methods: string[] = [...new Set(router.routes.map((r) => r.method))];
+  if (methods.includes('GET')) methods.push('HEAD'); // every GET route answers HEAD
+  const listening = await adapter.listen(options.host ?? config.host, options.port ?? config.port, handler, {
+    ...config.connections,
+    methods,
+    // Answered by the adapter before the dispatcher saw a request: logged here instead.
+    onProtocolError: (event) => logger.info(event, 'protocol error'),
+  });
   return {
     port: listening.port,
     adapter: adapter.name,

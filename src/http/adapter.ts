@@ -45,9 +45,29 @@ export interface ListeningServer {
   close(graceMs: number): Promise<void>;
 }
 
+/** A request the adapter answered itself, before the service saw it (malformed, too slow, too long…). */
+export interface ProtocolErrorEvent {
+  status: number;
+  /** What went wrong, e.g. the parser's code (HPE_INVALID_METHOD) or ERR_HTTP_REQUEST_TIMEOUT. */
+  code: string;
+  remoteAddress: string;
+}
+
+/** Connection-level limits; every adapter applies what its library lets it (see each adapter). */
+export interface ListenOptions {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  backlog: number;
+  /** The methods the service has (for Allow on a 405 to CONNECT). */
+  methods: readonly string[];
+  onProtocolError?: (event: ProtocolErrorEvent) => void;
+}
+
 export interface HttpAdapter {
   readonly name: 'uws' | 'node';
-  listen(host: string, port: number, handler: RequestHandler): Promise<ListeningServer>;
+  listen(host: string, port: number, handler: RequestHandler, options: ListenOptions): Promise<ListeningServer>;
 }
 
 export class BodyTooLargeError extends Error {

@@ -1,4 +1,5 @@
-// node:http behind the adapter interface. Backpressure: write() resolves on 'drain'.
+// node:http behind the adapter interface. Backpressure: write() resolves on 'drain'. Connection
+// bookkeeping, the connection cap and protocol-error answers live in node-connections.ts.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -10,14 +11,20 @@ import {
   type HttpRequest,
   type HttpResponse,
   type ListeningServer,
+  type ListenOptions,
   type RequestHandler,
 } from './adapter.js';
+import { Connections, type ParserError } from './node-connections.js';
+import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
 
 class NodeRequest implements HttpRequest {
   readonly method: string;
   readonly path: string;
   readonly query: string;
   readonly remoteAddress: string;
+  /** Set when the request can no longer complete (its connection failed); readBody rejects. */
+  private failed = false;
+  private failListeners: Array<() => void> = [];
 
   constructor(private readonly req: http.IncomingMessage) {
     this.method = (req.method ?? 'GET').toUpperCase();
@@ -33,8 +40,15 @@ class NodeRequest implements HttpRequest {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
+  /** The connection failed before this request's body arrived: a pending readBody rejects. */
+  fail(): void {
+    this.failed = true;
+    for (const listener of this.failListeners.splice(0)) listener();
+  }
+
   readBody(limit: number): Promise<Uint8Array> {
     const req = this.req;
+    if (this.failed) return Promise.reject(new ClientGoneError());
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
       req.resume(); // discard, so that the connection can still carry the error response
@@ -65,12 +79,18 @@ class NodeRequest implements HttpRequest {
         if (!failed) reject(new ClientGoneError());
         failed = true;
       });
+      this.failListeners.push(() => {
+        if (!failed) reject(new ClientGoneError());
+        failed = true;
+      });
     });
   }
 }
 
 class NodeResponse implements HttpResponse {
   aborted = false;
+  /** The connection answers for this response now (an error answer): touch nothing. */
+  private preempted = false;
   private drainWaiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
   private abortListeners: Array<() => void> = [];
 
@@ -121,7 +141,18 @@ class NodeResponse implements HttpResponse {
 
   abort(): void {
     // destroy() without end(): node never writes the terminating 0-length chunk.
-    this.res.destroy();
+    if (!this.preempted) this.res.destroy();
+    this.markAborted();
+  }
+
+  /** The connection failed before this response began; its error answer takes this one's place. */
+  preempt(): void {
+    this.preempted = true;
+    this.markAborted();
+  }
+
+  /** The connection closed while this response was still queued (node emits no 'close' then). */
+  lost(): void {
     this.markAborted();
   }
 
@@ -140,37 +171,67 @@ class NodeResponse implements HttpResponse {
   }
 }
 
+/** How often node looks for requests over their time limit (its default, 30 s, would add up to 30 s to each). */
+function checkingInterval(options: ListenOptions): number {
+  return Math.max(10, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4)));
+}
+
 export const nodeAdapter: HttpAdapter = {
   name: 'node',
-  listen(host: string, port: number, handler: RequestHandler): Promise<ListeningServer> {
-    let inFlight = 0;
+  listen(host: string, port: number, handler: RequestHandler, options: ListenOptions): Promise<ListeningServer> {
     let idle: (() => void) | undefined;
-    const sockets = new Set<Socket>();
-    const server = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-      inFlight++;
-      res.on('close', () => {
-        inFlight--;
-        if (inFlight === 0) idle?.();
-      });
-      handler(new NodeRequest(req), new NodeResponse(res)).catch(() => {
-        // The handler answers its own failures; this is a last resort against a hang.
-        if (!res.headersSent) {
-          res.writeHead(500).end();
-        } else res.destroy();
-      });
+    const connections = new Connections({
+      maxConnections: options.maxConnections,
+      headersTimeoutMs: options.headersTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs,
+      onProtocolError: options.onProtocolError,
+      onIdle: () => idle?.(),
     });
-    server.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    // Malformed requests never reach the handler; answer them plainly and close.
-    server.on('clientError', (_err, socket: Socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      else socket.destroy();
+    const server = http.createServer(
+      {
+        keepAliveTimeout: options.keepAliveTimeoutMs,
+        headersTimeout: options.headersTimeoutMs,
+        requestTimeout: options.requestTimeoutMs,
+        connectionsCheckingInterval: checkingInterval(options),
+        // Explicit, so that --max-http-header-size cannot move the 414/431 boundary documented in protocol-problems.ts.
+        maxHeaderSize: MAX_HEAD_BYTES,
+      },
+      (req, res) => {
+        // Over the cap: the connection was already answered 503 and is closing.
+        if (connections.isRejected(req.socket)) return;
+        const request = new NodeRequest(req);
+        const response = new NodeResponse(res);
+        connections.track({ req, res, preempt: () => (request.fail(), response.preempt()), lost: () => response.lost() });
+        const url = req.url ?? '/';
+        if (url.length > MAX_URL_BYTES) {
+          // Checked here rather than by the parser so that it gets its own status (see protocol-problems.ts).
+          const answer = uriTooLong(url.length);
+          options.onProtocolError?.({ status: answer.status, code: 'URI_TOO_LONG', remoteAddress: request.remoteAddress });
+          response.send(answer.status, answer.headers, answer.body);
+          return;
+        }
+        handler(request, response).catch(() => {
+          // The handler answers its own failures; this is a last resort against a hang.
+          if (!res.headersSent) {
+            res.writeHead(500).end();
+          } else res.destroy();
+        });
+      },
+    );
+    // Beyond our cap (answered 503), node's own stops even that at a margin: a flood of
+    // connections must not cost unbounded sockets just to be refused.
+    server.maxConnections = options.maxConnections + Math.max(64, Math.ceil(options.maxConnections / 10));
+    // First, before node's own listener sets up a parser on the socket.
+    server.prependListener('connection', (socket: Socket) => connections.accept(socket));
+    // Malformed or timed-out requests never reach the handler: answered after what the connection owes.
+    server.on('clientError', (err: ParserError, socket: Socket) => connections.clientError(err, socket));
+    // node hands CONNECT over as a tunnel request (and drops the socket when nobody listens).
+    server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+      connections.refuse(socket, connectNotAllowed(options.methods), 'CONNECT');
     });
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => {
+      server.listen({ port, host, backlog: options.backlog }, () => {
         server.off('error', reject);
         const address = server.address();
         const bound = typeof address === 'object' && address ? address.port : port;
@@ -179,7 +240,7 @@ export const nodeAdapter: HttpAdapter = {
           async close(graceMs: number): Promise<void> {
             const closed = new Promise<void>((r) => server.close(() => r()));
             server.closeIdleConnections();
-            if (inFlight > 0) {
+            if (connections.inFlight > 0) {
               await new Promise<void>((r) => {
                 const timer = setTimeout(r, graceMs);
                 idle = () => {
@@ -189,7 +250,7 @@ export const nodeAdapter: HttpAdapter = {
               });
             }
             server.closeAllConnections();
-            for (const socket of sockets) socket.destroy();
+            for (const socket of connections.sockets) socket.destroy();
             await closed;
           },
         });

@@ -13,22 +13,28 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 /** The error kinds the service answers with: status, type URI and title, in one place. */
 export const ProblemTypes = {
   validation: { status: 400, type: '/errors/validation-error', title: 'Request Validation Failed' },
+  // The protocol-level kinds below are answered by the HTTP adapters, before any route is known.
+  badRequest: { status: 400, type: '/errors/bad-request', title: 'Bad Request' },
   unauthorized: { status: 401, type: '/errors/unauthorized', title: 'Unauthorized' },
   notFound: { status: 404, type: '/errors/not-found', title: 'Not Found' },
   symbolNotFound: { status: 404, type: '/errors/symbol-not-found', title: 'Symbol Not Found' },
   notSubscribedHere: { status: 404, type: '/errors/subscription-not-found', title: 'Subscription Not Found' },
   methodNotAllowed: { status: 405, type: '/errors/method-not-allowed', title: 'Method Not Allowed' },
   notAcceptable: { status: 406, type: '/errors/not-acceptable', title: 'Not Acceptable' },
+  requestTimeout: { status: 408, type: '/errors/request-timeout', title: 'Request Timeout' },
   notSubscribed: { status: 409, type: '/errors/not-subscribed', title: 'Not Subscribed' },
   symbolInUse: { status: 409, type: '/errors/symbol-in-use', title: 'Symbol In Use' },
   payloadTooLarge: { status: 413, type: '/errors/payload-too-large', title: 'Payload Too Large' },
+  uriTooLong: { status: 414, type: '/errors/uri-too-long', title: 'URI Too Long' },
   unsupportedMediaType: { status: 415, type: '/errors/unsupported-media-type', title: 'Unsupported Media Type' },
   subscriptionLimit: { status: 429, type: '/errors/subscription-limit', title: 'Subscription Limit Reached' },
   rateLimited: { status: 429, type: '/errors/rate-limit-exceeded', title: 'Rate Limit Exceeded' },
+  headersTooLarge: { status: 431, type: '/errors/headers-too-large', title: 'Request Header Fields Too Large' },
   internal: { status: 500, type: '/errors/internal', title: 'Internal Server Error' },
   terminalError: { status: 502, type: '/errors/terminal-error', title: 'Terminal Error' },
   terminalUnavailable: { status: 503, type: '/errors/terminal-unavailable', title: 'Terminal Unavailable' },
   tooManyStreams: { status: 503, type: '/errors/too-many-streams', title: 'Too Many Streams' },
+  connectionLimit: { status: 503, type: '/errors/connection-limit', title: 'Connection Limit Reached' },
 } as const;
 
 export type ProblemKind = keyof typeof ProblemTypes;

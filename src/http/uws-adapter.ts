@@ -3,6 +3,14 @@
 // uWS rules honoured here: the request object is only valid during the synchronous handler, so
 // everything is copied out at once; every response registers onAborted; writes outside the
 // handler are corked; onWritable is registered once per response with the state kept outside it.
+//
+// Connection-level limits differ from node:http's (see node-connections.ts), because uWS parses
+// and times out connections in C++ where we cannot reach: no headers/request timeout and no
+// keep-alive setting (uWS closes a connection idle for 10 s, which also ends a stalled request,
+// without an answer), no connection cap, its own listen backlog (uSockets passes a fixed 512),
+// and malformed requests and heads over 16 KiB answered by uWS itself (bare 400/431, no problem
+// body). What does reach us is checked here as on node: a URL over MAX_URL_BYTES gets the 414
+// problem and CONNECT, if uWS routes it to us at all, the 405 problem.
 import { createRequire } from 'node:module';
 
 import {
@@ -13,8 +21,10 @@ import {
   type HttpRequest,
   type HttpResponse,
   type ListeningServer,
+  type ListenOptions,
   type RequestHandler,
 } from './adapter.js';
+import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
 
 // The few members of the library used here (its own .d.ts is only present where it installs).
 interface UwsRequest {
@@ -54,7 +64,7 @@ export function loadUws(): { module: UwsModule } | { error: string } {
   try {
     // uWS reads its request-head limit once, when the library loads; its default (4 KiB) would
     // answer 431 to URLs node:http accepts, so match node's 16 KiB unless the operator chose.
-    process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEADERS_SIZE);
+    process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEAD_BYTES);
     const require = createRequire(import.meta.url);
     return { module: require('uWebSockets.js') as UwsModule };
   } catch (e) {
@@ -64,14 +74,13 @@ export function loadUws(): { module: UwsModule } | { error: string } {
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'OK', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long',
+  415: 'Unsupported Media Type', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
 
 // uWS buffers up to this much of a body eagerly: onData must be attached inside the handler.
 const MAX_BUFFERED_BODY = 1 << 20;
-/** node:http's default --max-http-header-size. */
-const MAX_HEADERS_SIZE = 16 * 1024;
 /**
  * Body chunks are handed to uWS in pieces of at most this size. uWS copies whatever the socket
  * does not take at once into its own buffer and, with onWritable registered, drains that buffer
@@ -280,7 +289,8 @@ class UwsRequestAdapter implements HttpRequest {
 export function createUwsAdapter(uws: UwsModule): HttpAdapter {
   return {
     name: 'uws',
-    listen(host: string, port: number, handler: RequestHandler): Promise<ListeningServer> {
+    // options: only the URL limit, CONNECT and onProtocolError apply here (see the top of this file).
+    listen(host: string, port: number, handler: RequestHandler, options: ListenOptions): Promise<ListeningServer> {
       const app = uws.App();
       let inFlight = 0;
       let idle: (() => void) | undefined;
@@ -295,6 +305,13 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
           headers.set(key, prior === undefined ? value : `${prior}, ${value}`);
         });
         const remote = formatAddress(res.getRemoteAddress());
+        const target = path.length + (query === '' ? 0 : query.length + 1);
+        if (method === 'CONNECT' || target > MAX_URL_BYTES) {
+          const answer = method === 'CONNECT' ? connectNotAllowed(options.methods) : uriTooLong(target);
+          options.onProtocolError?.({ status: answer.status, code: method === 'CONNECT' ? 'CONNECT' : 'URI_TOO_LONG', remoteAddress: remote });
+          new UwsResponseAdapter(res, false, false).send(answer.status, answer.headers, answer.body);
+          return;
+        }
         const hasBody = method !== 'GET' && method !== 'HEAD';
         const response = new UwsResponseAdapter(res, hasBody, method === 'HEAD');
         const request = new UwsRequestAdapter(method, path, query, remote, headers, response);
