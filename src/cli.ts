@@ -3,13 +3,15 @@ import { parseArgs } from 'node:util';
 
 import { ConfigError, ignoredInReadOnly, loadConfig, type Config } from './config.js';
 import { AdapterUnavailableError, pickAdapter } from './http/adapters.js';
-import { createLogger } from './log.js';
+import { createLogger, exitProcess, type Logger } from './log.js';
+import { packageVersion } from './version.js';
 
 const HELP = `tradeapi - HTTP gateway in front of a MetaTrader 5 terminal
 
 Usage:
   tradeapi serve [--host 127.0.0.1] [--port 8000] [--read-only]
   tradeapi --help
+  tradeapi --version
 
 Options (override TRADEAPI_HOST / TRADEAPI_PORT):
   --host <host>    address to listen on (default 127.0.0.1)
@@ -34,10 +36,40 @@ Environment, both:
   TRADEAPI_TERMINAL                       terminal to use: sim (default, the only one so far)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
+  TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 64 MiB of RAM, 16..256)
+  TRADEAPI_SEND_TIMEOUT_MS                close a stream whose client reads nothing this long (60000)
+  TRADEAPI_HEADERS_TIMEOUT_MS             request head must arrive within (10000)
+  TRADEAPI_REQUEST_TIMEOUT_MS             whole request must arrive within (30000)
+  TRADEAPI_KEEPALIVE_TIMEOUT_MS           idle keep-alive connections closed after (5000)
+  TRADEAPI_MAX_CONNECTIONS                open connections at most (10000)
+  TRADEAPI_LISTEN_BACKLOG                 pending connections the kernel queues (4096)
+
+  TRADEAPI_SHUTDOWN_GRACE_MS              on SIGTERM/SIGINT, time given to responses in flight (10000)
+
+Shutdown: SIGTERM or SIGINT stops accepting and gives responses in flight the grace period,
+then aborts them; a second signal exits at once.
 `;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or configuration (nothing listened). */
 const EXIT_CONFIG = 2;
+/** After the grace period: time left for closing the terminal and flushing logs before a forced exit. */
+const EXIT_DEADLINE_MS = 5_000;
+/** The last log lines get this long to reach their reader. */
+const FINAL_FLUSH_MS = 1_000;
+/** ... and this long when a second signal or the deadline says to hurry. */
+const SECOND_SIGNAL_FLUSH_MS = 200;
+
+/** parseArgs' errors in our words (its own suggest `-- "--flag"`, which means nothing here). */
+function usageError(e: unknown): string {
+  const code = (e as { code?: string }).code;
+  const message = e instanceof Error ? e.message : String(e);
+  const option = /'(-{1,2}[^'\s]*)/.exec(message)?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /argument missing/.test(message) ? `option ${option.split(' ')[0]} needs a value` : `option ${option.split(' ')[0]} takes no value`;
+  }
+  return message;
+}
 
 function refuse(message: string): never {
   process.stderr.write(`tradeapi: ${message}\n`);
@@ -52,21 +84,26 @@ export async function main(argv: readonly string[]): Promise<void> {
       allowPositionals: true,
       options: {
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
         host: { type: 'string' },
         port: { type: 'string' },
         'read-only': { type: 'boolean' },
       },
     });
   } catch (e) {
-    refuse(`${e instanceof Error ? e.message : String(e)}\n\n${HELP}`);
+    refuse(`${usageError(e)}; see tradeapi --help`);
   }
   const { values, positionals } = parsed;
+  if (values.version) {
+    process.stdout.write(`tradeapi ${packageVersion()}\n`);
+    return;
+  }
   if (values.help || positionals.length === 0) {
     process.stdout.write(HELP);
     if (!values.help) process.exit(EXIT_CONFIG);
     return;
   }
-  if (positionals[0] !== 'serve' || positionals.length > 1) refuse(`unknown command ${JSON.stringify(positionals.join(' '))}\n\n${HELP}`);
+  if (positionals[0] !== 'serve' || positionals.length > 1) refuse(`unknown command ${JSON.stringify(positionals.join(' '))}; see tradeapi --help`);
 
   let config: Config;
   let choice;
@@ -82,7 +119,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   // Loaded only now (they load the native addon), so that a configuration error is reported at
   // once and never depends on the addon.
   const { openSimTerminal } = await import('./terminal/index.js');
-  const { SHUTDOWN_GRACE_MS, startServer } = await import('./server.js');
+  const { startServer } = await import('./server.js');
   const terminal = openSimTerminal();
   let server;
   try {
@@ -112,19 +149,43 @@ export async function main(argv: readonly string[]): Promise<void> {
     `tradeapi serving${ro ? ' read-only' : ''} with ${server.adapter} on http://${config.host}:${server.port}${config.routerPrefix}/`,
   );
 
+  installShutdown(logger, async () => {
+    await server.close(config.shutdownGraceMs);
+    await terminal.close();
+  }, config.shutdownGraceMs);
+}
+
+/**
+ * SIGTERM / SIGINT: stop accepting, give responses in flight graceMs, abort the rest (logged),
+ * close the terminal, exit 0. A second signal exits at once (status 130 / 143), and whatever
+ * happens (a log reader that is stuck or gone, a terminal that does not close) the process is gone
+ * EXIT_DEADLINE_MS after the grace period.
+ */
+function installShutdown(logger: Logger, stop: () => Promise<void>, graceMs: number): void {
   let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const code = 128 + (signal === 'SIGINT' ? 2 : 15);
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      void exitProcess(logger, code, SECOND_SIGNAL_FLUSH_MS);
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, graceMs }, 'shutting down');
+    setTimeout(() => {
+      logger.error(`shutdown did not finish within ${(graceMs + EXIT_DEADLINE_MS) / 1000} s; exiting`);
+      void exitProcess(logger, 1, SECOND_SIGNAL_FLUSH_MS);
+    }, graceMs + EXIT_DEADLINE_MS).unref();
     void (async () => {
-      await server.close(SHUTDOWN_GRACE_MS);
-      await terminal.close();
-      logger.info('stopped');
-      logger.flush();
-      process.exit(0);
+      try {
+        await stop();
+        logger.info('stopped');
+      } catch (e) {
+        logger.error({ err: e }, 'shutdown failed');
+      }
+      await exitProcess(logger, 0, FINAL_FLUSH_MS);
     })();
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }

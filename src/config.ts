@@ -23,6 +23,8 @@ export interface Config {
   readonly maxStreams: number;
   /** TRADEAPI_SEND_TIMEOUT_MS: a stream whose peer takes nothing for this long is closed. */
   readonly sendTimeoutMs: number;
+  /** TRADEAPI_SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, responses in flight get this long, then are aborted. */
+  readonly shutdownGraceMs: number;
   /** Connection-level protection: timeouts, connection cap, listen backlog (both modes). */
   readonly connections: ConnectionSettings;
   /**
@@ -81,6 +83,7 @@ export const DEFAULTS = {
   maxMarketBookSubscriptions: 100,
   /** API_RATE_LIMIT when unset: the spec's example value, requests per minute per client. */
   rateLimit: 100,
+  shutdownGraceMs: 10_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   /** node's own default, kept: long enough for a client's next request, short enough to free idle sockets. */
@@ -130,7 +133,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'connections'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -141,6 +144,7 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
     maxStreams: parsePositiveInt('TRADEAPI_MAX_STREAMS', env.TRADEAPI_MAX_STREAMS, defaultMaxStreams()),
     sendTimeoutMs: parseMs(env, 'TRADEAPI_SEND_TIMEOUT_MS', DEFAULT_SEND_TIMEOUT_MS),
+    shutdownGraceMs: parseMs(env, 'TRADEAPI_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs),
     connections: parseConnectionSettings(env),
   };
 }

@@ -1,6 +1,4 @@
 // Wires the pieces into a listening server: route table, subscriptions, dispatcher, adapter.
-import { readFileSync } from 'node:fs';
-
 import type { Config } from './config.js';
 import type { HttpAdapter, HttpRequest } from './http/adapter.js';
 import { apiKeyCheck } from './http/auth.js';
@@ -13,6 +11,7 @@ import { SubscriptionRegistry } from './http/subscriptions.js';
 import { createLogger, type Logger } from './log.js';
 import { routeTable } from './routes/index.js';
 import type { Terminal } from './terminal/terminal.js';
+import { packageVersion } from './version.js';
 
 export interface StartOptions {
   terminal: Terminal;
@@ -30,26 +29,15 @@ export interface RunningServer {
   readonly port: number;
   readonly adapter: string;
   readonly subscriptions: SubscriptionRegistry;
-  /** Stops accepting, finishes in-flight responses (bounded), releases subscriptions. The terminal stays open: its owner closes it. */
+  /**
+   * Stops accepting, gives in-flight responses up to graceMs to finish, aborts (and logs) the rest,
+   * releases subscriptions. The terminal stays open: its owner closes it.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    if (pkg.version) return pkg.version;
-  } catch {
-    // from src/ under tap the path differs; try one level up
-  }
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { terminal, config, adapter } = options;
@@ -98,7 +86,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     adapter: adapter.name,
     subscriptions,
     async close(graceMs = SHUTDOWN_GRACE_MS) {
-      await listening.close(graceMs);
+      const { aborted } = await listening.close(graceMs);
+      // Their own request lines say 499; this says why.
+      if (aborted > 0) logger.warn({ aborted, graceMs }, `shutdown: ${aborted} response(s) still in progress after the grace period were aborted`);
       await subscriptions.releaseAll();
     },
   };

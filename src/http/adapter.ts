@@ -41,8 +41,8 @@ export type RequestHandler = (req: HttpRequest, res: HttpResponse) => Promise<vo
 
 export interface ListeningServer {
   readonly port: number;
-  /** Stops accepting, lets in-flight responses finish for up to graceMs, then drops the rest. */
-  close(graceMs: number): Promise<void>;
+  /** Stops accepting, lets in-flight responses finish for up to graceMs, then drops the rest and says how many. */
+  close(graceMs: number): Promise<{ aborted: number }>;
 }
 
 /** A request the adapter answered itself, before the service saw it (malformed, too slow, too long…). */

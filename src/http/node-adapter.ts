@@ -237,7 +237,7 @@ export const nodeAdapter: HttpAdapter = {
         const bound = typeof address === 'object' && address ? address.port : port;
         resolve({
           port: bound,
-          async close(graceMs: number): Promise<void> {
+          async close(graceMs: number): Promise<{ aborted: number }> {
             const closed = new Promise<void>((r) => server.close(() => r()));
             server.closeIdleConnections();
             if (connections.inFlight > 0) {
@@ -249,9 +249,11 @@ export const nodeAdapter: HttpAdapter = {
                 };
               });
             }
+            const aborted = connections.inFlight;
             server.closeAllConnections();
             for (const socket of connections.sockets) socket.destroy();
             await closed;
+            return { aborted };
           },
         });
       });

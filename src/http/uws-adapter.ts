@@ -334,8 +334,8 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
             reject(new Error(`uWebSockets.js could not listen on ${host}:${port}`));
             return;
           }
-          let closing: Promise<void> | undefined;
-          const close = async (graceMs: number): Promise<void> => {
+          let closing: Promise<{ aborted: number }> | undefined;
+          const close = async (graceMs: number): Promise<{ aborted: number }> => {
             uws.us_listen_socket_close(socket);
             if (inFlight > 0) {
               await new Promise<void>((r) => {
@@ -346,7 +346,9 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
                 };
               });
             }
-            app.close(); // drops the remaining (idle keep-alive) connections
+            const aborted = inFlight;
+            app.close(); // drops the remaining connections, those still answering included
+            return { aborted };
           };
           resolve({
             port: uws.us_socket_local_port(socket),

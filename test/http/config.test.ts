@@ -47,7 +47,7 @@ t.test('the CLI refuses bad configuration before listening', async (t) => {
     [{ TRADEAPI_LOG_LEVEL: 'loud' }, ['serve'], /TRADEAPI_LOG_LEVEL/],
     [{ TRADEAPI_HTTP: 'express' }, ['serve'], /TRADEAPI_HTTP/],
     [{}, ['serve', '--port', 'eighty'], /--port must be an integer/],
-    [{}, ['serve', '--bogus'], /Unknown option/],
+    [{}, ['serve', '--bogus'], /unknown option --bogus; see tradeapi --help/],
     [{ TRADE_API_KEY: '' }, ['serve', '--read-only', '--port', '0'], /TRADE_API_KEY must be set/],
   ];
   // Forcing uWS where it cannot load is refused, not silently replaced by node:http.
