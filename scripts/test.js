@@ -6,7 +6,10 @@
 //      AddressSanitizer + UBSan);
 //   3. the tap suites (test/**/*.test.ts) against the real addon and real HTTP servers on loopback,
 //      with TRADEAPI_TEST_PYTHON naming the Python of build/pyenv, a venv kept in step with
-//      test/interop/requirements.txt (the Python clients of the interop test).
+//      test/interop/requirements.txt (the Python clients of the interop test);
+//   4. schemathesis against the OpenAPI documents of the full, prefixed+key and read-only servers;
+//   5. in CI (or TRADEAPI_UWS_CHROOT=1, as root): the HTTP suites once more inside a Debian 13 root,
+//      where uWebSockets.js loads.
 // Prints one plain "N passed, N failed" line per stage and a total at the end.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -123,12 +126,38 @@ if (counts) {
 summary.push({ label: 'tap (TypeScript suites)', passed: tapPassed, failed: tapFailed + (tap.ok || tapFailed ? 0 : 1) });
 if (!tap.ok) fail('tap');
 
+// 3b. Schemathesis against the three deployments' own OpenAPI documents (test/fuzz/run-schemathesis.sh,
+// every operation, --checks all), with a bounded number of examples so that it fits the CI budget
+// (TRADEAPI_FUZZ_EXAMPLES, default 25 per operation: ~2 min on 2 cores). Its venv is kept in
+// build/fuzz-venv; reports and server logs go to build/fuzz.
+{
+  const label = 'schemathesis (full, prefixed+key, read-only)';
+  const reports = path.join(root, 'build', 'fuzz');
+  rmSync(reports, { recursive: true, force: true });
+  const r = run(label, 'bash', [path.join(root, 'test', 'fuzz', 'run-schemathesis.sh')], {
+    env: {
+      ST_MAX_EXAMPLES: process.env.TRADEAPI_FUZZ_EXAMPLES ?? '25',
+      ST_VENV: path.join(root, 'build', 'fuzz-venv'),
+      ST_REPORT_DIR: reports,
+      SKIP_BUILD: '1',
+    },
+  });
+  let passed = 0;
+  for (const name of ['full', 'prefixed', 'read-only']) {
+    const log = path.join(reports, `schemathesis-${name}.log`);
+    const m = existsSync(log) ? /(\d+) generated, (\d+) passed/.exec(readFileSync(log, 'utf8')) : null;
+    passed += Number(m?.[2] ?? 0);
+  }
+  summary.push({ label, passed, failed: r.ok ? 0 : 1 });
+  if (!r.ok) fail(label);
+}
+
 // 4. In CI (root on a glibc < 2.38 machine, where uWebSockets.js does not load): the HTTP suites
 // once more inside a Debian 13 root, where it does, so that both adapters are tested. A root that
 // cannot be built here (exit 3: no mirror, no mount permission) is reported as not run.
 if (process.env.CI === 'true' || process.env.TRADEAPI_UWS_CHROOT === '1') {
   const label = 'HTTP suites in a Debian 13 root (node + uWebSockets.js)';
-  const r = run(label, 'bash', [path.join(root, 'scripts', 'uws-chroot-test.sh'), 'test/http', 'test/readonly'], { capture: true });
+  const r = run(label, 'bash', [path.join(root, 'scripts', 'uws-chroot-test.sh'), 'test/http', 'test/readonly', 'test/hardening'], { capture: true });
   if (r.status === 3) {
     console.log(`${label}: not run (the root could not be set up on this machine)`);
   } else {

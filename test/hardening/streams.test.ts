@@ -14,6 +14,9 @@ import t from 'tap';
 
 import { expectProblem, forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
+const terminal = simTerminal();
+t.teardown(() => terminal.close());
+
 const YEAR = '/ticks/range?symbol=EURUSD&date_from=2023-01-02T00:00:00Z&date_to=2024-01-09T00:00:00Z&format=parquet';
 const MiB = 1024 * 1024;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -60,7 +63,7 @@ function gc(): void {
 
 t.test('past TRADEAPI_MAX_STREAMS a series request gets 503 with Retry-After; other routes still answer', (t) =>
   forEachAdapter(t, async (t, adapter) => {
-    const srv = await serve(t, adapter, simTerminal(), { TRADEAPI_MAX_STREAMS: '2' });
+    const srv = await serve(t, adapter, terminal, { TRADEAPI_MAX_STREAMS: '2' });
     const port = srv.server.port;
     const stalled = [stalledClient(port, YEAR), stalledClient(port, YEAR)];
     t.same(await Promise.all(stalled.map((s) => s.status)), [200, 200], 'two streams run');
@@ -89,7 +92,7 @@ t.test('past TRADEAPI_MAX_STREAMS a series request gets 503 with Retry-After; ot
 
 t.test('a peer that reads nothing for TRADEAPI_SEND_TIMEOUT_MS is cut off and its slot freed', (t) =>
   forEachAdapter(t, async (t, adapter) => {
-    const srv = await serve(t, adapter, simTerminal(), { TRADEAPI_MAX_STREAMS: '1', TRADEAPI_SEND_TIMEOUT_MS: '1000' });
+    const srv = await serve(t, adapter, terminal, { TRADEAPI_MAX_STREAMS: '1', TRADEAPI_SEND_TIMEOUT_MS: '1000' });
     const stalled = stalledClient(srv.server.port, YEAR);
     t.equal(await stalled.status, 200, 'the stream started');
     const busy = await srv.get(YEAR);
@@ -113,7 +116,7 @@ t.test('a peer that reads nothing for TRADEAPI_SEND_TIMEOUT_MS is cut off and it
 
 t.test('stalled Parquet pulls hold a few MB each, not a chunk pipeline', (t) =>
   forEachAdapter(t, async (t, adapter) => {
-    const srv = await serve(t, adapter, simTerminal());
+    const srv = await serve(t, adapter, terminal);
     const warm = await srv.get('/ticks/from?symbol=EURUSD&date_from=2024-01-08T00:00:00Z&count=1000&format=parquet');
     await warm.arrayBuffer();
     gc();
