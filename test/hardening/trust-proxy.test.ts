@@ -3,9 +3,9 @@
 // can neither dodge the limit nor make the limiter hold one bucket per value.
 import t from 'tap';
 
-import type { HttpRequest } from '../../src/http/adapter.js';
 import { clientAddress, MAX_FORWARDED_CHARS } from '../../src/http/client-address.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
+import { forwardedRequest } from '../helpers/readonly.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -14,14 +14,7 @@ t.teardown(() => terminal.close());
 const KEY = { 'x-api-key': READ_ONLY_KEY };
 const OVERSIZED = '9'.repeat(8000);
 
-const req = (remote: string, xff?: string): HttpRequest => ({
-  method: 'GET',
-  path: '/',
-  query: '',
-  remoteAddress: remote,
-  header: (name) => (name === 'x-forwarded-for' ? xff : undefined),
-  readBody: () => Promise.resolve(new Uint8Array(0)),
-});
+const req = forwardedRequest;
 
 t.test('clientAddress: junk falls back to the socket address, valid IPs are normalised', async (t) => {
   const socket = '10.0.0.9';

@@ -1,4 +1,5 @@
 // Facts about the read-only mode that several test files check.
+import type { HttpRequest } from '../../src/http/adapter.js';
 
 const DAY = 'date_from=2024-01-09T00:00:00Z&date_to=2024-01-10T00:00:00Z';
 
@@ -39,3 +40,15 @@ export const FULL_ONLY_ROUTES: ReadonlyArray<readonly [method: string, path: str
   ['GET', '/calc/margin'],
   ['GET', '/calc/profit'],
 ];
+
+/** A request as clientAddress sees it: a socket address and, optionally, an X-Forwarded-For value. */
+export function forwardedRequest(remote: string, xff?: string): HttpRequest {
+  return {
+    method: 'GET',
+    path: '/',
+    query: '',
+    remoteAddress: remote,
+    header: (name) => (name === 'x-forwarded-for' ? xff : undefined),
+    readBody: () => Promise.resolve(new Uint8Array(0)),
+  };
+}

@@ -3,9 +3,9 @@
 // shortened through startServer's test-only option so that recovery can be watched.
 import t from 'tap';
 
-import type { HttpRequest } from '../../src/http/adapter.js';
 import { clientAddress } from '../../src/http/client-address.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
+import { forwardedRequest } from '../helpers/readonly.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -22,14 +22,7 @@ const limits = (res: Response) => ({
 });
 
 t.test('clientAddress: the socket address, or X-Forwarded-For only when trusted', async (t) => {
-  const req = (remote: string, xff?: string): HttpRequest => ({
-    method: 'GET',
-    path: '/',
-    query: '',
-    remoteAddress: remote,
-    header: (name) => (name === 'x-forwarded-for' ? xff : undefined),
-    readBody: () => Promise.resolve(new Uint8Array(0)),
-  });
+  const req = forwardedRequest;
   t.equal(clientAddress(req('10.0.0.9', '1.1.1.1'), 0), '10.0.0.9', 'not trusted: header ignored');
   t.equal(clientAddress(req('10.0.0.9'), 1), '10.0.0.9', 'trusted but absent');
   t.equal(clientAddress(req('10.0.0.9', '  '), 1), '10.0.0.9', 'trusted but empty');
