@@ -43,6 +43,7 @@ Environment, both:
   TRADEAPI_KEEPALIVE_TIMEOUT_MS           idle keep-alive connections closed after (5000)
   TRADEAPI_MAX_CONNECTIONS                open connections at most (10000)
   TRADEAPI_LISTEN_BACKLOG                 pending connections the kernel queues (4096)
+  TRADEAPI_NATIVE_ACCEPT                  0 turns off the native accept thread (1)
 
   TRADEAPI_SHUTDOWN_GRACE_MS              on SIGTERM/SIGINT, time given to responses in flight (10000)
 

@@ -60,6 +60,11 @@ export interface ConnectionSettings {
   readonly maxConnections: number;
   /** TRADEAPI_LISTEN_BACKLOG: the listen queue (the kernel caps it at net.core.somaxconn). */
   readonly backlog: number;
+  /**
+   * TRADEAPI_NATIVE_ACCEPT: a native thread also accepts connections and hands them over in batches
+   * (node adapter, POSIX; see src/http/native-accept.ts). On by default; 0 leaves node's own alone.
+   */
+  readonly nativeAccept: boolean;
 }
 
 /** A configuration value the service refuses; the message names the variable and the value. */
@@ -95,6 +100,7 @@ export const DEFAULTS = {
    * (4096 since kernel 5.4).
    */
   backlog: 4096,
+  nativeAccept: true,
 } as const;
 
 /** The fixed route prefix of the read-only mode. */
@@ -177,6 +183,7 @@ function parseConnectionSettings(env: Env): ConnectionSettings {
     keepAliveTimeoutMs: ms('TRADEAPI_KEEPALIVE_TIMEOUT_MS', DEFAULTS.keepAliveTimeoutMs),
     maxConnections: parsePositiveInt('TRADEAPI_MAX_CONNECTIONS', env.TRADEAPI_MAX_CONNECTIONS, DEFAULTS.maxConnections),
     backlog,
+    nativeAccept: parseSwitch('TRADEAPI_NATIVE_ACCEPT', env.TRADEAPI_NATIVE_ACCEPT, DEFAULTS.nativeAccept),
   };
 }
 
@@ -290,6 +297,14 @@ export function normalizePrefix(raw: string): string {
     }
   }
   return `/${segments.join('/')}`;
+}
+
+/** An on/off switch: 1 or 0 (unset or empty: the default). */
+function parseSwitch(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '1') return true;
+  if (raw === '0') return false;
+  throw new ConfigError(`${name} must be 1 or 0; got ${JSON.stringify(raw)}`);
 }
 
 function parseTerminal(raw: string | undefined): 'sim' {

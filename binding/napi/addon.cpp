@@ -1,8 +1,10 @@
-// Module entry: createSimTerminal(config, {queueTimeoutMs}) and the constants table.
+// Module entry: createSimTerminal(config, {queueTimeoutMs}), the constants table and the native
+// accept loop (startAcceptor).
 #include <napi.h>
 
 #include <memory>
 
+#include "acceptor_js.h"
 #include "allocator.h"
 #include "args.h"
 #include "parquet_js.h"
@@ -54,6 +56,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("constants", Constants(env));
   exports.Set("measureHandoff", Napi::Function::New(env, MeasureHandoff));
   exports.Set("ParquetWriter", DefineParquetWriter(env));
+  exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
   return exports;
 }
 

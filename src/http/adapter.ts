@@ -60,6 +60,8 @@ export interface ListenOptions {
   keepAliveTimeoutMs: number;
   maxConnections: number;
   backlog: number;
+  /** node adapter: also accept on a native thread where the addon has one (see native-accept.ts). */
+  nativeAccept: boolean;
   /** The methods the service has (for Allow on a 405 to CONNECT). */
   methods: readonly string[];
   onProtocolError?: (event: ProtocolErrorEvent) => void;

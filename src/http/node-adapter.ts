@@ -1,5 +1,6 @@
 // node:http behind the adapter interface. Backpressure: write() resolves on 'drain'. Connection
-// bookkeeping, the connection cap and protocol-error answers live in node-connections.ts.
+// bookkeeping, the connection cap and protocol-error answers live in node-connections.ts; the
+// native accept loop that takes bursts of connections in native-accept.ts.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -14,6 +15,7 @@ import {
   type ListenOptions,
   type RequestHandler,
 } from './adapter.js';
+import { startNativeAccept } from './native-accept.js';
 import { Connections, type ParserError } from './node-connections.js';
 import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
 
@@ -235,9 +237,13 @@ export const nodeAdapter: HttpAdapter = {
         server.off('error', reject);
         const address = server.address();
         const bound = typeof address === 'object' && address ? address.port : port;
+        // A burst of connects must not wait for node's one-accept-per-loop-turn (native-accept.ts).
+        const acceptor = options.nativeAccept ? startNativeAccept(server) : undefined;
         resolve({
           port: bound,
           async close(graceMs: number): Promise<{ aborted: number }> {
+            // First: its thread polls the listening descriptor, which server.close() closes.
+            acceptor?.stop();
             const closed = new Promise<void>((r) => server.close(() => r()));
             server.closeIdleConnections();
             if (connections.inFlight > 0) {

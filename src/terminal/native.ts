@@ -94,6 +94,11 @@ export interface NativeAddon {
   constants: Record<string, Record<string, number>>;
   /** Bench aid: ms spent handing a `rows`-row tick chunk to JS (conversion only). */
   measureHandoff(rows: number): { ms: number; chunk: unknown };
+  /**
+   * A native accept thread on a listening socket (binding/net/acceptor.h): each batch of accepted
+   * descriptors arrives in one onSockets call, which owns them. null where there is none (Windows).
+   */
+  startAcceptor(listenFd: number, onSockets: (fds: number[]) => void): { stop(): void } | null;
 }
 
 const load = require('node-gyp-build') as (dir: string) => unknown;

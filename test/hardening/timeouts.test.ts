@@ -37,7 +37,7 @@ async function healthy(t: Test, s: TestServer): Promise<void> {
 
 t.test('configuration', async (t) => {
   const c = testConfig().connections;
-  t.same(c, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000, backlog: 4096 }, 'production defaults');
+  t.same(c, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000, backlog: 4096, nativeAccept: true }, 'production defaults');
   t.equal(DEFAULTS.backlog, 4096);
   t.same(testConfig({ ...SHORT, TRADEAPI_MAX_CONNECTIONS: '7', TRADEAPI_LISTEN_BACKLOG: '100' }).connections, {
     headersTimeoutMs: HEADERS_MS,
@@ -45,7 +45,9 @@ t.test('configuration', async (t) => {
     keepAliveTimeoutMs: 2000,
     maxConnections: 7,
     backlog: 100,
+    nativeAccept: true,
   });
+  t.equal(testConfig({ TRADEAPI_NATIVE_ACCEPT: '0' }).connections.nativeAccept, false, 'TRADEAPI_NATIVE_ACCEPT=0 turns the native accept loop off');
   for (const [name, value] of [
     ['TRADEAPI_HEADERS_TIMEOUT_MS', '0'],
     ['TRADEAPI_HEADERS_TIMEOUT_MS', '1.5'],
@@ -54,6 +56,7 @@ t.test('configuration', async (t) => {
     ['TRADEAPI_KEEPALIVE_TIMEOUT_MS', '-1'],
     ['TRADEAPI_MAX_CONNECTIONS', '0'],
     ['TRADEAPI_LISTEN_BACKLOG', '70000'],
+    ['TRADEAPI_NATIVE_ACCEPT', 'yes'],
   ] as const) {
     t.throws(() => testConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(name) }, `${name}=${value} is refused`);
   }

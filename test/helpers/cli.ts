@@ -2,6 +2,8 @@
 // By default it runs the TypeScript sources (test/helpers/run-cli.ts under tap's loader), so the
 // tests need no build; `compiled: true` runs bin/tradeapi.js (the dist/ build) instead.
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,4 +28,19 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, options:
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * The compiled CLI (`bin/tradeapi.js`, what `npm start` runs) when dist/ is at least as new as
+ * src/, else the sources through tap's TypeScript loader (slower to start, heavier baseline).
+ */
+export function cliCommand(): string[] {
+  const compiled = path.join(root, 'dist/src/cli.js');
+  const newestSource = (dir: string): number =>
+    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => {
+      const p = path.join(dir, e.name);
+      return e.isDirectory() ? newestSource(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0;
+    }));
+  if (existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource(path.join(root, 'src'))) return [path.join(root, 'bin/tradeapi.js')];
+  return ['--import=@tapjs/typescript/import', path.join(root, 'test/helpers/run-cli.ts')];
 }

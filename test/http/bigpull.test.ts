@@ -9,7 +9,7 @@
 //      failing after the headers") covers it in-process with a faulty terminal.
 // Bounds are generous (hundreds of MB against GBs of payload) and nothing is timed, so that a
 // loaded 2-core machine does not make this flaky. Linux only (/proc).
-import { createWriteStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -24,6 +24,7 @@ import { ArrowSink, pull, toEpochMs } from '../../bench/pull.js';
 import { cpuSeconds, readRss, RssProbe } from '../../bench/rss-probe.js';
 import { availableAdapters } from '../../src/http/adapters.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
+import { cliCommand } from '../helpers/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MiB = 1024 * 1024;
@@ -39,21 +40,6 @@ const IDLE_CPU_BOUND_S = 0.2;
 
 const ticksPath = (range: { from: string; to: string }, format: string): string =>
   `/ticks/range?${new URLSearchParams({ symbol: 'EURUSD', date_from: range.from, date_to: range.to, flags: 'COPY_TICKS_ALL', format }).toString()}`;
-
-/**
- * The compiled CLI (`bin/tradeapi.js`, what `npm start` runs) when dist/ is at least as new as
- * src/, else the sources through tap's TypeScript loader (slower to start, heavier baseline).
- */
-function cliCommand(): string[] {
-  const compiled = path.join(root, 'dist/src/cli.js');
-  const newestSource = (dir: string): number =>
-    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => {
-      const p = path.join(dir, e.name);
-      return e.isDirectory() ? newestSource(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0;
-    }));
-  if (existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource(path.join(root, 'src'))) return [path.join(root, 'bin/tradeapi.js')];
-  return ['--import=@tapjs/typescript/import', path.join(root, 'test/helpers/run-cli.ts')];
-}
 
 /** GET and hand the response to `onResponse`; resolves when the body ends or `stop()` cuts it. */
 function get(url: string, onResponse: (res: http.IncomingMessage, stop: () => void) => void): Promise<{ status: number; complete: boolean }> {
