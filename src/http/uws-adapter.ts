@@ -110,6 +110,8 @@ class UwsResponseAdapter implements HttpResponse {
     readBody: boolean,
     /** HEAD: headers as for GET, no body bytes (uWS would send them). */
     private readonly head: boolean,
+    /** The request's Connection header is one uWS takes for "close" (see send_). */
+    private readonly clientSaidClose = false,
   ) {
     res.onAborted(() => this.markAborted());
     // Registered once; the state lives outside the callback (re-registering truncates bodies).
@@ -144,16 +146,31 @@ class UwsResponseAdapter implements HttpResponse {
   }
 
   send(status: number, headers: Headers, body: Uint8Array): void {
+    this.send_(status, headers, body, false);
+  }
+
+  /**
+   * A protocol answer: sent, then the connection closes (uWS shuts it down once the answer is
+   * out), and the answer says so, as node's does.
+   */
+  sendAndClose(status: number, headers: Headers, body: Uint8Array): void {
+    this.send_(status, headers, body, true);
+  }
+
+  private send_(status: number, headers: Headers, body: Uint8Array, close: boolean): void {
     if (this.aborted || this.finished || this.headersSent) return;
     this.finished = true;
     this.headersSent = true;
     this.res.cork(() => {
-      this.writeHead_(status, headers);
+      // end(…, true) writes `Connection: close` itself only when the client did not send one: uWS
+      // takes any 5-character Connection value as "close" and then leaves the header out. Write
+      // it ourselves in exactly that case, so the answer carries it once, whatever the client sent.
+      this.writeHead_(status, close && this.clientSaidClose ? { ...headers, connection: 'close' } : headers);
       // 204 carries neither body nor Content-Length (RFC 9110); HEAD gets the Content-Length the
       // body would have, without the body; otherwise uWS adds Content-Length itself.
-      if (status === 204) this.res.endWithoutBody();
-      else if (this.head) this.res.endWithoutBody(body.byteLength);
-      else this.res.end(body);
+      if (status === 204) this.res.endWithoutBody(undefined, close);
+      else if (this.head) this.res.endWithoutBody(body.byteLength, close);
+      else this.res.end(body, close);
     });
   }
 
@@ -309,7 +326,7 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
         if (method === 'CONNECT' || target > MAX_URL_BYTES) {
           const answer = method === 'CONNECT' ? connectNotAllowed(options.methods) : uriTooLong(target);
           options.onProtocolError?.({ status: answer.status, code: method === 'CONNECT' ? 'CONNECT' : 'URI_TOO_LONG', remoteAddress: remote });
-          new UwsResponseAdapter(res, false, false).send(answer.status, answer.headers, answer.body);
+          new UwsResponseAdapter(res, false, false, headers.get('connection')?.length === 5).sendAndClose(answer.status, answer.headers, answer.body);
           return;
         }
         const hasBody = method !== 'GET' && method !== 'HEAD';
