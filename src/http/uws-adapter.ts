@@ -6,11 +6,14 @@
 //
 // Connection-level limits differ from node:http's (see node-connections.ts), because uWS parses
 // and times out connections in C++ where we cannot reach: no headers/request timeout and no
-// keep-alive setting (uWS closes a connection idle for 10 s, which also ends a stalled request,
-// without an answer), no connection cap, its own listen backlog (uSockets passes a fixed 512),
-// and malformed requests and heads over 16 KiB answered by uWS itself (bare 400/431, no problem
-// body). What does reach us is checked here as on node: a URL over MAX_URL_BYTES gets the 414
-// problem and CONNECT, if uWS routes it to us at all, the 405 problem.
+// keep-alive setting (uWS 20.57 closes a connection that has not completed a request within ~30 s,
+// without an answer, but never times out one that has had an answer: measured), no connection cap,
+// its own listen backlog (uSockets passes a fixed 512), and malformed requests and heads over
+// 16 KiB answered by uWS itself (bare 400/431, no problem body). Requests pipelined behind a
+// pending response make uWS close the connection. What does reach us is checked here as on node:
+// a URL over MAX_URL_BYTES gets the 414 problem and the connection closes. CONNECT never reaches
+// us on uWS 20.57 (an authority-form target gets uWS's own 505; an origin-form CONNECT is routed
+// to no handler and held until the idle timeout); the 405 branch stays for a uWS that routes it.
 import { createRequire } from 'node:module';
 
 import {
