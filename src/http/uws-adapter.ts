@@ -6,11 +6,14 @@
 //
 // Connection-level limits differ from node:http's (see node-connections.ts), because uWS parses
 // and times out connections in C++ where we cannot reach: no headers/request timeout and no
-// keep-alive setting (uWS closes a connection idle for 10 s, which also ends a stalled request,
-// without an answer), no connection cap, its own listen backlog (uSockets passes a fixed 512),
-// and malformed requests and heads over 16 KiB answered by uWS itself (bare 400/431, no problem
-// body). What does reach us is checked here as on node: a URL over MAX_URL_BYTES gets the 414
-// problem and CONNECT, if uWS routes it to us at all, the 405 problem.
+// keep-alive setting (uWS 20.57 closes a connection that has not completed a request within ~30 s,
+// without an answer, but never times out one that has had an answer: measured), no connection cap,
+// its own listen backlog (uSockets passes a fixed 512), and malformed requests and heads over
+// 16 KiB answered by uWS itself (bare 400/431, no problem body). Requests pipelined behind a
+// pending response make uWS close the connection. What does reach us is checked here as on node:
+// a URL over MAX_URL_BYTES gets the 414 problem and the connection closes. CONNECT never reaches
+// us on uWS 20.57 (an authority-form target gets uWS's own 505; an origin-form CONNECT is routed
+// to no handler and held until the idle timeout); the 405 branch stays for a uWS that routes it.
 import { createRequire } from 'node:module';
 
 import {
@@ -110,6 +113,8 @@ class UwsResponseAdapter implements HttpResponse {
     readBody: boolean,
     /** HEAD: headers as for GET, no body bytes (uWS would send them). */
     private readonly head: boolean,
+    /** The request's Connection header is one uWS takes for "close" (see send_). */
+    private readonly clientSaidClose = false,
   ) {
     res.onAborted(() => this.markAborted());
     // Registered once; the state lives outside the callback (re-registering truncates bodies).
@@ -144,16 +149,31 @@ class UwsResponseAdapter implements HttpResponse {
   }
 
   send(status: number, headers: Headers, body: Uint8Array): void {
+    this.send_(status, headers, body, false);
+  }
+
+  /**
+   * A protocol answer: sent, then the connection closes (uWS shuts it down once the answer is
+   * out), and the answer says so, as node's does.
+   */
+  sendAndClose(status: number, headers: Headers, body: Uint8Array): void {
+    this.send_(status, headers, body, true);
+  }
+
+  private send_(status: number, headers: Headers, body: Uint8Array, close: boolean): void {
     if (this.aborted || this.finished || this.headersSent) return;
     this.finished = true;
     this.headersSent = true;
     this.res.cork(() => {
-      this.writeHead_(status, headers);
+      // end(…, true) writes `Connection: close` itself only when the client did not send one: uWS
+      // takes any 5-character Connection value as "close" and then leaves the header out. Write
+      // it ourselves in exactly that case, so the answer carries it once, whatever the client sent.
+      this.writeHead_(status, close && this.clientSaidClose ? { ...headers, connection: 'close' } : headers);
       // 204 carries neither body nor Content-Length (RFC 9110); HEAD gets the Content-Length the
       // body would have, without the body; otherwise uWS adds Content-Length itself.
-      if (status === 204) this.res.endWithoutBody();
-      else if (this.head) this.res.endWithoutBody(body.byteLength);
-      else this.res.end(body);
+      if (status === 204) this.res.endWithoutBody(undefined, close);
+      else if (this.head) this.res.endWithoutBody(body.byteLength, close);
+      else this.res.end(body, close);
     });
   }
 
@@ -309,7 +329,7 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
         if (method === 'CONNECT' || target > MAX_URL_BYTES) {
           const answer = method === 'CONNECT' ? connectNotAllowed(options.methods) : uriTooLong(target);
           options.onProtocolError?.({ status: answer.status, code: method === 'CONNECT' ? 'CONNECT' : 'URI_TOO_LONG', remoteAddress: remote });
-          new UwsResponseAdapter(res, false, false).send(answer.status, answer.headers, answer.body);
+          new UwsResponseAdapter(res, false, false, headers.get('connection')?.length === 5).sendAndClose(answer.status, answer.headers, answer.body);
           return;
         }
         const hasBody = method !== 'GET' && method !== 'HEAD';

@@ -71,14 +71,14 @@ await forEachAdapter(t, async (t, adapter) => {
   const s = await serve(t, adapter, terminal, SHORT);
   const port = s.server.port;
 
-  await t.test('408: headers that never finish', { skip: node ? false : 'uWS has its own fixed timeouts (10 s idle), not configurable' }, async (t) => {
+  await t.test('408: headers that never finish', { skip: node ? false : 'uWS has its own timeouts (~30 s before a first request), answers nothing on them, and takes no setting from us' }, async (t) => {
     const ex = await exchange(port, ['GET /health HTTP/1.1\r\nHost: test\r\n'], 10_000);
     expectOneProblem(t, ex, 408, '/errors/request-timeout');
     t.ok(ex.ms >= HEADERS_MS - 50, `not before the headers timeout (${Math.round(ex.ms)} ms)`);
     t.ok(ex.ms < 5_000, 'and not minutes later');
   });
 
-  await t.test('408: a body that never finishes', { skip: node ? false : 'uWS has its own fixed timeouts (10 s idle), not configurable' }, async (t) => {
+  await t.test('408: a body that never finishes', { skip: node ? false : 'uWS has its own timeouts (~30 s before a first request), answers nothing on them, and takes no setting from us' }, async (t) => {
     const ex = await exchange(port, ['POST /order/check HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"request":'], 10_000);
     expectOneProblem(t, ex, 408, '/errors/request-timeout');
     t.ok(ex.ms >= REQUEST_MS - 50, `not before the request timeout (${Math.round(ex.ms)} ms)`);
@@ -99,6 +99,17 @@ await forEachAdapter(t, async (t, adapter) => {
     }
     const ok = await exchange(port, [`GET /symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES - 100)} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`]);
     t.equal(parseResponses(ok.bytes)[0]?.status, 200, 'a URL under the limit reaches the service');
+  });
+
+  // Without `Connection: close` from the client the connection stays open unless the server closes
+  // it: here the closing, and the header announcing it, must be the server's own doing (README:
+  // after a protocol-level answer the connection closes).
+  const keepAlive414 = node ? 'node adapter: its 414 says Connection: keep-alive and leaves the connection open (node-adapter.ts, being reworked elsewhere)' : false;
+  await t.test('414 on a keep-alive connection closes it', { todo: keepAlive414 }, async (t) => {
+    const path = `/symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES + 1 - '/symbols/EURUSD?pad='.length)}`;
+    const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: test\r\n\r\n`], 5_000);
+    expectOneProblem(t, ex, 414, '/errors/uri-too-long');
+    t.ok(ex.ms < 1_000, `closed at once (${Math.round(ex.ms)} ms), not by an idle timeout`);
   });
 
   await t.test('431: headers over the limit', async (t) => {
@@ -125,9 +136,17 @@ await forEachAdapter(t, async (t, adapter) => {
 
   await t.test('405: CONNECT', async (t) => {
     const ex = await exchange(port, ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']);
-    if (!node && ex.bytes.length === 0) {
-      // An authority-form target may not match uWS's '/*' route, so the handler never sees it.
-      t.ok(ex.closed, 'uWS: CONNECT outside the routes is closed by uWS itself');
+    if (!node) {
+      // uWS's parser takes only an origin-form target ('/' after the method): any other, the
+      // authority form of CONNECT included, gets uWS's own canned 505 (its HTML body blames
+      // HTTP/1.0) and the connection closes, before any route or handler, so we cannot answer
+      // 405. What we hold uWS to: a refusal, never a tunnel, and the connection closed.
+      t.ok(ex.closed, 'uWS: the connection is closed');
+      const responses = parseResponses(ex.bytes);
+      t.equal(responses.length, 1, 'uWS: one response');
+      t.equal(responses[0]?.status, 505, "uWS: its own 505, not a tunnel's 200");
+      t.equal(responses[0]?.headers.get('connection'), 'close', 'uWS: saying the connection closes');
+      t.equal(responses[0] && problemOf(responses[0]), undefined, 'uWS: its canned body, not our problem');
       return;
     }
     expectOneProblem(t, ex, 405, '/errors/method-not-allowed');
