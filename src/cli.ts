@@ -36,7 +36,7 @@ Environment, both:
   TRADEAPI_TERMINAL                       terminal to use: sim (default, the only one so far)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
-  TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 64 MiB of RAM, 16..256)
+  TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 32 MiB of RAM, 32..1024)
   TRADEAPI_SEND_TIMEOUT_MS                close a stream whose client reads nothing this long (60000)
   TRADEAPI_HEADERS_TIMEOUT_MS             request head must arrive within (10000)
   TRADEAPI_REQUEST_TIMEOUT_MS             whole request must arrive within (30000)

@@ -209,6 +209,8 @@ export const nodeAdapter: HttpAdapter = {
           // Checked here rather than by the parser so that it gets its own status (see protocol-problems.ts).
           const answer = uriTooLong(url.length);
           options.onProtocolError?.({ status: answer.status, code: 'URI_TOO_LONG', remoteAddress: request.remoteAddress });
+          // As every protocol-level answer: the connection closes after it (node then says so in Connection).
+          res.shouldKeepAlive = false;
           response.send(answer.status, answer.headers, answer.body);
           return;
         }

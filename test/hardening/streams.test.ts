@@ -12,7 +12,8 @@ import { runInNewContext } from 'node:vm';
 
 import t from 'tap';
 
-import { expectProblem, forEachAdapter, serve, simTerminal } from '../helpers/server.js';
+import { defaultMaxStreams } from '../../src/http/streams.js';
+import { expectProblem, forEachAdapter, serve, simTerminal, testConfig } from '../helpers/server.js';
 
 const terminal = simTerminal();
 t.teardown(() => terminal.close());
@@ -133,3 +134,23 @@ t.test('stalled Parquet pulls hold a few MB each, not a chunk pipeline', (t) =>
     t.equal((await srv.get('/health')).status, 200, 'healthy');
   }),
 );
+
+t.test('stream settings: defaults sized for the machine, bad values refused', async (t) => {
+  const GiB = 1024 * MiB;
+  t.equal(defaultMaxStreams(512 * MiB), 32, 'a small machine still runs 32');
+  t.equal(defaultMaxStreams(8 * GiB), 256, 'one per 32 MiB of RAM');
+  t.equal(defaultMaxStreams(256 * GiB), 1024, 'at most 1024');
+  const config = testConfig();
+  t.equal(config.maxStreams, defaultMaxStreams(), 'TRADEAPI_MAX_STREAMS defaults to the machine-sized cap');
+  t.equal(config.sendTimeoutMs, 60_000, 'TRADEAPI_SEND_TIMEOUT_MS defaults to 60 s');
+  t.equal(config.shutdownGraceMs, 10_000, 'TRADEAPI_SHUTDOWN_GRACE_MS defaults to 10 s');
+  for (const [name, value] of [
+    ['TRADEAPI_MAX_STREAMS', '0'],
+    ['TRADEAPI_MAX_STREAMS', '1e3'],
+    ['TRADEAPI_SEND_TIMEOUT_MS', '-1'],
+    ['TRADEAPI_SEND_TIMEOUT_MS', '2147483648'],
+    ['TRADEAPI_SHUTDOWN_GRACE_MS', 'soon'],
+  ] as const) {
+    t.throws(() => testConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(name) }, `${name}=${value} refused`);
+  }
+});

@@ -104,8 +104,7 @@ await forEachAdapter(t, async (t, adapter) => {
   // Without `Connection: close` from the client the connection stays open unless the server closes
   // it: here the closing, and the header announcing it, must be the server's own doing (README:
   // after a protocol-level answer the connection closes).
-  const keepAlive414 = node ? 'node adapter: its 414 says Connection: keep-alive and leaves the connection open (node-adapter.ts, being reworked elsewhere)' : false;
-  await t.test('414 on a keep-alive connection closes it', { todo: keepAlive414 }, async (t) => {
+  await t.test('414 on a keep-alive connection closes it', async (t) => {
     const path = `/symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES + 1 - '/symbols/EURUSD?pad='.length)}`;
     const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: test\r\n\r\n`], 5_000);
     expectOneProblem(t, ex, 414, '/errors/uri-too-long');
