@@ -129,20 +129,20 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
 
       // A series takes a stream slot for its whole life, taken before the terminal opens a cursor;
       // a HEAD produces nothing and takes none.
-      if (route.response.kind === 'series' && req.method !== 'HEAD') {
-        const release = streams.tryAcquire();
-        if (!release) {
-          throw new ProblemError('tooManyStreams', `${streams.limit} series streams are in progress, the most this server runs at once; retry in ${STREAM_RETRY_AFTER_S} s`, {
-            'retry-after': String(STREAM_RETRY_AFTER_S),
-          });
-        }
-        try {
-          return await respond(route, format, await route.handler({ ...services, query, params, body }));
-        } finally {
-          release();
-        }
+      const release = route.response.kind === 'series' && req.method !== 'HEAD' ? takeStreamSlot() : undefined;
+      try {
+        return await respond(route, format, await route.handler({ ...services, query, params, body }));
+      } finally {
+        release?.();
       }
-      return respond(route, format, await route.handler({ ...services, query, params, body }));
+    }
+
+    function takeStreamSlot(): () => void {
+      const release = streams.tryAcquire();
+      if (release) return release;
+      throw new ProblemError('tooManyStreams', `${streams.limit} series streams are in progress, the most this server runs at once; retry in ${STREAM_RETRY_AFTER_S} s`, {
+        'retry-after': String(STREAM_RETRY_AFTER_S),
+      });
     }
 
     async function respond(route: Route, format: Format | undefined, reply: Reply): Promise<number> {
