@@ -171,7 +171,9 @@ class UwsResponseAdapter implements HttpResponse {
       this.writeHead_(status, close && this.clientSaidClose ? { ...headers, connection: 'close' } : headers);
       // 204 carries neither body nor Content-Length (RFC 9110); HEAD gets the Content-Length the
       // body would have, without the body; otherwise uWS adds Content-Length itself.
-      if (status === 204) this.res.endWithoutBody(undefined, close);
+      // (No explicit `undefined` length: uWS would report it as Content-Length 2^63. A 204 is never a
+      // protocol answer, so it never needs closing.)
+      if (status === 204) this.res.endWithoutBody();
       else if (this.head) this.res.endWithoutBody(body.byteLength, close);
       else this.res.end(body, close);
     });

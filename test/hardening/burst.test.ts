@@ -62,12 +62,13 @@ async function burst(t: Test, adapter: HttpAdapter, nativeAccept: boolean): Prom
     t.pass('the listen queue', { skip: 'no /proc/net/tcp here: the listen queue cannot be observed' });
   } else if (adapter.name === 'uws') {
     // uSockets listens with a fixed backlog of 512; nothing in uWS's API changes it.
-    t.comment(`uWS: ${queued} of ${CONNECTIONS} connections fitted in its listen queue at once`);
+    t.comment(`uWS: ${queued.max} of ${CONNECTIONS} connections fitted in its listen queue at once`);
   } else if (native) {
-    // Not 0 exactly: the thread may find a few queued between two of its accept batches.
-    t.ok(queued < CONNECTIONS / 10, `the accept thread took the burst while the event loop was held (at most ${queued} ever queued)`);
+    // The peak depends on how fast connects arrive against the thread's batches (a loaded machine
+    // queues more for a moment); what proves the thread is that the queue empties while the loop is held.
+    t.equal(queued.final, 0, `the accept thread took the burst while the event loop was held (${queued.max} at most ever queued)`);
   } else {
-    t.equal(queued, CONNECTIONS, `the listen queue held the whole burst (${queued} queued): no connection had to retry its SYN`);
+    t.equal(queued.max, CONNECTIONS, `the listen queue held the whole burst (${queued.max} queued): no connection had to retry its SYN`);
   }
   t.equal((await s.get('/health')).status, 200, 'the server is healthy afterwards');
 }

@@ -34,9 +34,9 @@ export function listenerState(port: number): ListenerState | undefined {
 /**
  * Holds this thread (and so an in-process server's event loop) while the kernel takes a burst of
  * `count` connects: until `done` says so, or nothing changed for 300 ms, 5 s at most. Returns the
- * largest accept queue seen, or undefined without /proc.
+ * largest accept queue seen and the queue when the hold ended, or undefined without /proc.
  */
-export function holdWhile(port: number, done: (s: ListenerState) => boolean): number | undefined {
+export function holdWhile(port: number, done: (s: ListenerState) => boolean): { max: number; final: number } | undefined {
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   let state = listenerState(port);
   if (state === undefined) return undefined;
@@ -54,5 +54,5 @@ export function holdWhile(port: number, done: (s: ListenerState) => boolean): nu
       stableSince = performance.now();
     }
   }
-  return maxQueued;
+  return { max: maxQueued, final: state.queued };
 }
