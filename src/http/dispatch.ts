@@ -18,14 +18,14 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { negotiateFormat } from './negotiate.js';
 import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
 import { preview } from './preview.js';
+import { MAX_BODY_BYTES } from './protocol-problems.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
 
-/** Largest accepted request body (POST /order/check). */
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES };
 
 interface Compiled {
   query: ParameterParser;

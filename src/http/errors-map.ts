@@ -2,6 +2,7 @@
 import { TerminalError } from '../terminal/errors.js';
 import { BodyTooLargeError } from './adapter.js';
 import { ProblemError } from './problem.js';
+import { MAX_BODY_BYTES } from './protocol-problems.js';
 import type { Route } from './route.js';
 import { NoSubscriptionError, SubscriptionLimitError } from './subscriptions.js';
 
@@ -39,6 +40,6 @@ export function toProblem(e: unknown, route: Route | undefined, symbol?: string)
   }
   if (e instanceof SubscriptionLimitError) return new ProblemError('subscriptionLimit', e.message);
   if (e instanceof NoSubscriptionError) return new ProblemError('notSubscribedHere', e.message);
-  if (e instanceof BodyTooLargeError) return new ProblemError('payloadTooLarge', 'the request body exceeds 65536 bytes');
+  if (e instanceof BodyTooLargeError) return new ProblemError('payloadTooLarge', `the request body exceeds ${MAX_BODY_BYTES} bytes`);
   return undefined;
 }

@@ -15,6 +15,9 @@ export const MAX_URL_BYTES = 8 * 1024;
 /** Request line plus headers: node:http's default --max-http-header-size, set on both adapters. */
 export const MAX_HEAD_BYTES = 16 * 1024;
 
+/** Largest accepted request body (POST /order/check). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 export interface ProtocolAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
