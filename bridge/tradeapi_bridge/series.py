@@ -8,7 +8,8 @@ Package quirks handled here (issue 10, mt5-reference §3):
   * window edges: the next window starts AT the last time_msc sent, because several ticks can
     share one millisecond; the rows of that millisecond already sent are skipped;
   * partial replies (fewer rows than asked while the terminal synchronises): not taken as the
-    end; the end is a reply with nothing new, or a row past date_to.
+    end; the end is a short reply with nothing new, or a row past date_to. A full reply with
+    nothing new (all before date_from or already sent) is retried with a larger count.
 """
 import numpy as np
 
@@ -35,8 +36,9 @@ def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows):
     cursor = date_from_msc
     sent_at_cursor = 0  # rows with time_msc == cursor already yielded
     remaining = limit
+    extra = 0  # grows only while full replies hold nothing new (early rows, a long edge)
     while remaining > 0:
-        want = min(window_rows, remaining) + sent_at_cursor
+        want = min(window_rows, remaining) + sent_at_cursor + extra
         arr = fetch(cursor, want)
         t = arr["time_msc"]
         first = int(np.searchsorted(t, cursor, side="left"))           # quirk: rows before date_from
@@ -46,7 +48,11 @@ def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows):
         end = min(end, start + remaining)
         new = arr[start:end]
         if len(new) == 0:
-            return
+            if len(arr) < want or (end < len(arr) and int(t[end]) > date_to_msc):
+                return  # a short reply with nothing new: the end of the data
+            extra = max(2 * extra, window_rows)  # a full reply of old rows: ask for more
+            continue
+        extra = 0
         yield new
         remaining -= len(new)
         last = int(new["time_msc"][-1])
