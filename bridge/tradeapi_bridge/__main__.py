@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     session = Session(mt5, cfg.init_kwargs, worker, cfg.call_timeout, cfg.probe_interval,
                       cfg.backoff_min, cfg.backoff_max)
     session.start()  # first initialize() runs there: the bridge listens even while it fails
-    settings = Settings(cfg.secret, cfg.max_payload, cfg.chunk_bytes, cfg.window_rows,
+    settings = Settings(cfg.secret, cfg.max_payload, cfg.chunk_bytes, cfg.window_rows, cfg.window_bars,
                         cfg.handshake_timeout, cfg.auth_fail_delay, cfg.credit_timeout)
     try:
         serve(cfg.host, cfg.port, session, settings, cfg.max_connections)

@@ -20,6 +20,7 @@ class Config(object):
         self.init_kwargs = {}
         self.call_timeout = 30.0
         self.window_rows = 100000
+        self.window_bars = 50000
         self.chunk_bytes = 1 << 20
         self.max_payload = MAX_PAYLOAD
         self.max_connections = 64
@@ -40,7 +41,7 @@ class Config(object):
         if "password" in self.init_kwargs:
             shown["password"] = "<set>"
         return {"listen": "%s:%d" % (self.host, self.port), "initialize": shown,
-                "call_timeout": self.call_timeout, "window_rows": self.window_rows,
+                "call_timeout": self.call_timeout, "window_rows": self.window_rows, "window_bars": self.window_bars,
                 "chunk_bytes": self.chunk_bytes}
 
 
@@ -68,6 +69,8 @@ def parser():
                    help="seconds a terminal call may take before its client gets a timeout error")
     p.add_argument("--window-rows", type=_positive(int), default=100000, metavar="N",
                    help="rows per terminal call when paging a series")
+    p.add_argument("--window-bars", type=_positive(int), default=50000, metavar="N",
+                   help="bars per terminal call when paging copy_rates_range (keep below the terminal's maxbars)")
     p.add_argument("--chunk-bytes", type=_positive(int), default=1 << 20, metavar="B",
                    help="largest SERIES_CHUNK payload (whole rows)")
     p.add_argument("--max-connections", type=_positive(int), default=64)
@@ -118,6 +121,7 @@ def load(argv, environ=None) -> Config:
 
     c.call_timeout = ns.call_timeout
     c.window_rows = ns.window_rows
+    c.window_bars = ns.window_bars
     c.chunk_bytes = ns.chunk_bytes
     if c.chunk_bytes > c.max_payload:
         raise ConfigError("--chunk-bytes may not exceed the %d-byte frame limit" % c.max_payload)

@@ -11,12 +11,13 @@ from .frames import ProtocolError
 
 
 class Settings(object):
-    def __init__(self, secret: bytes, max_payload: int, chunk_bytes: int, window_rows: int,
+    def __init__(self, secret: bytes, max_payload: int, chunk_bytes: int, window_rows: int, window_bars: int,
                  handshake_timeout: float, auth_fail_delay: float, credit_timeout: float):
         self.secret = secret
         self.max_payload = max_payload
         self.chunk_bytes = chunk_bytes
         self.window_rows = window_rows
+        self.window_bars = window_bars
         self.handshake_timeout = handshake_timeout
         self.auth_fail_delay = auth_fail_delay
         self.credit_timeout = credit_timeout
@@ -131,7 +132,7 @@ class Connection(object):
         op = body.get("op")
         started = time.monotonic()
         try:
-            result = ops.run(self.session, op, body.get("args"), self.settings.window_rows)
+            result = ops.run(self.session, op, body.get("args"), self.settings)
             if isinstance(result, ops.Series):
                 rows = self._series(rid, result, window)
                 if rows is not None:

@@ -327,12 +327,14 @@ OPS = {
 WINDOWED = frozenset(("copy_rates_range", "copy_ticks_from", "copy_ticks_range"))
 
 
-def run(session, op, raw_args, window_rows):
+def run(session, op, raw_args, settings):
     """Validate and run one op: a JSON value, or a Series. Raises BridgeError."""
     if not isinstance(op, str) or op not in OPS:
         raise errors.invalid_params("unknown op %r" % (op,))
     handler, spec, _is_series = OPS[op]
     a = validate(op, raw_args, spec)
+    if op == "copy_rates_range":
+        return handler(session, a, settings.window_bars)
     if op in WINDOWED:
-        return handler(session, a, window_rows)
+        return handler(session, a, settings.window_rows)
     return handler(session, a)
