@@ -242,6 +242,20 @@ class Served(unittest.TestCase):
         self.assertEqual([f.type for f in got], [frames.ERROR])
 
 
+class DefaultSizes(unittest.TestCase):
+    def test_large_chunks_go_out_from_the_arrays_own_buffer(self):
+        b = Bridge(hooked=False)
+        self.addCleanup(b.stop)
+        b.wait_event("terminal_connected")
+        c = connect(b)
+        self.addCleanup(c.close)
+        sizes = [len(f.payload) for f in c.series_frames("copy_ticks_range", symbol="EURUSD", date_from_msc=0,
+                                                         date_to_msc=2 ** 62, flags=-1) if f.type == frames.SERIES_CHUNK]
+        self.assertEqual(sizes, [len(T) * 60])  # > 64 KiB: the zero-copy send path
+        dtype, arr = c.series("copy_ticks_range", symbol="EURUSD", date_from_msc=0, date_to_msc=2 ** 62, flags=-1)
+        self.assertEqual(arr.tobytes(), T.tobytes())
+
+
 class Faults(unittest.TestCase):
     """A hooked bridge: the tests change the terminal's behaviour through the module's hooks."""
 
