@@ -405,6 +405,38 @@ class Hooks(Base):
         with self.assertRaises(ValueError):
             mt5._fail_next("nope", -1)
 
+    def test_fail_next_after(self):
+        mt5._fail_next("version", -1, None, 2)
+        self.assertIsNotNone(mt5.version())
+        self.assertIsNotNone(mt5.version())
+        self.assertFails(mt5.version(), -1)
+        self.assertEqual(mt5.last_error(), (-1, "Terminal: Call failed"))
+        self.assertIsNotNone(mt5.version())
+
+    def test_book_subscriptions(self):
+        self.assertEqual(mt5._book_subscriptions(), [])
+        self.assertTrue(mt5.market_book_add("EURUSD"))
+        self.assertTrue(mt5.market_book_add("XAUUSD"))
+        self.assertEqual(mt5._book_subscriptions(), ["EURUSD", "XAUUSD"])
+        mt5._lose_terminal()
+        mt5._restore_terminal(reconnect=True)  # a hiccup: the old connection and its books are back
+        self.assertEqual(mt5._book_subscriptions(), ["EURUSD", "XAUUSD"])
+        mt5._lose_terminal()
+        self.assertEqual(mt5._book_subscriptions(), [])  # nothing is in force while lost
+        mt5._restore_terminal()  # a restarted terminal: a new connection, no subscriptions
+        self.assertTrue(mt5.initialize())
+        self.assertEqual(mt5._book_subscriptions(), [])
+        self.assertFails(mt5.market_book_get("EURUSD"), -1)
+        self.assertTrue(mt5.market_book_add("EURUSD"))
+        mt5._lose_terminal(-10002)
+        mt5.version()  # this call drops the connection
+        mt5._restore_terminal(reconnect=True)
+        self.assertTrue(mt5.initialize())
+        self.assertEqual(mt5._book_subscriptions(), [])
+        self.assertTrue(mt5.market_book_add("EURUSD"))
+        mt5.shutdown()
+        self.assertEqual(mt5._book_subscriptions(), [])
+
     def test_calls_log(self):
         mt5._calls(clear=True)
         mt5.copy_ticks_range("EURUSD", 1, 2, -1)

@@ -67,10 +67,17 @@ Test hooks (module functions starting with ``_``; the real module has none of th
   calls with ``(-10004, 'No IPC connection')``; ``terminal_info()`` returns ``None``;
   ``initialize()`` fails with ``(-10003, 'IPC initialize failed, MetaTrader 5 x64 not found')``.
 * ``_restore_terminal(reconnect=False)`` — the terminal is back; calls keep failing with -10004
-  until ``initialize()`` is called again (``reconnect=True``: the old connection works again).
+  until ``initialize()`` is called again, and it has no depth subscriptions (``reconnect=True``:
+  the old connection works again, with its subscriptions, unless a call already dropped it).
 * ``_set_delay(seconds)`` — every call (except ``last_error``) sleeps first: a slow terminal.
-* ``_fail_next(function_name, code, message=None)`` — the next call of that function fails with
-  that ``last_error`` (``None``/``False``/…); ``message`` defaults to the real text for the code.
+* ``_fail_next(function_name, code, message=None, after=0)`` — the next call of that function
+  fails with that ``last_error`` (``None``/``False``/…); with ``after=N`` the N calls before it run
+  normally and the (N+1)-th fails (e.g. a failure midway through a paged series). ``message``
+  defaults to the real text for the code.
+* ``_book_subscriptions()`` — sorted symbols with a ``market_book_add`` in force on the current
+  connection (``[]`` while the terminal is lost or not connected). Subscriptions belong to a
+  connection: ``shutdown()``, a call that drops the connection and ``_restore_terminal()`` without
+  ``reconnect`` (a restarted terminal) all clear them.
 * ``_calls(clear=False)`` — the log of calls: a list of ``(name, args, kwargs)`` (``last_error`` not
   logged), e.g. to assert that a bridge pages in bounded windows.
 * ``_server_offset(utc_seconds)``, ``_utc_to_server(utc_seconds)``, ``_server_to_utc(server_seconds)``
@@ -456,16 +463,26 @@ def _restore_terminal(reconnect=False):
         _S.lost_first = None
         if not reconnect:
             _S.connected = False
+            _S.books.clear()  # a restarted terminal has no depth subscriptions
 
 
 def _set_delay(seconds):
     _S.delay = float(seconds)
 
 
-def _fail_next(function_name, code, message=None):
+def _fail_next(function_name, code, message=None, after=0):
     if function_name not in _API:
         raise ValueError("no such function: %r" % (function_name,))
-    _S.fail_next[function_name] = (code, _MESSAGES.get(code, "Terminal: Call failed") if message is None else message)
+    if int(after) < 0:
+        raise ValueError("after must be >= 0")
+    text = _MESSAGES.get(code, "Terminal: Call failed") if message is None else message
+    with _LOCK:
+        _S.fail_next[function_name] = [int(after), code, text]
+
+
+def _book_subscriptions():
+    with _LOCK:
+        return sorted(_S.books) if _S.connected and not _S.lost else []
 
 
 def _calls(clear=False):
@@ -943,9 +960,12 @@ def _api(failure=None, connection=True):
                 _time.sleep(delay)
             with _LOCK:
                 try:
-                    forced = _S.fail_next.pop(name, None)
+                    forced = _S.fail_next.get(name)
                     if forced is not None:
-                        raise _Fail(*forced)
+                        if forced[0] == 0:
+                            del _S.fail_next[name]
+                            raise _Fail(forced[1], forced[2])
+                        forced[0] -= 1
                     if connection:
                         _check_connection()
                     result = fn(*args, **kwargs)
@@ -969,6 +989,7 @@ def _check_connection():
         if code is not None:
             _S.lost_first = None
             _S.connected = False
+            _S.books.clear()  # the connection is gone, and its depth subscriptions with it
             raise _Fail(code)
         raise _Fail(-10004)
     if not _S.connected:
