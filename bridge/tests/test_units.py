@@ -104,15 +104,16 @@ class Args(unittest.TestCase):
 class Paging(unittest.TestCase):
     ticks = harness.make_ticks(1200)
 
-    def fetcher(self, early=0, partial=None):
+    def fetcher(self, early=0, partial=None, resolution=1):
         """copy_ticks_from with quirks: `early` rows before date_from prepended, replies cut to
-        `partial` rows on every other call. Records every call."""
+        `partial` rows on every other call, the cursor read at `resolution` ms (1000: whole
+        seconds, as the package reads dates). Records every call."""
         t = self.ticks
         calls = []
 
         def fetch(cursor, count):
             calls.append((cursor, count))
-            i = int(np.searchsorted(t["time_msc"], cursor, side="left"))
+            i = int(np.searchsorted(t["time_msc"], cursor - cursor % resolution, side="left"))
             out = t[max(0, i - early):i + count]
             if partial and len(calls) % 2:
                 out = out[:partial]
@@ -150,6 +151,24 @@ class Paging(unittest.TestCase):
         fetch, calls = self.fetcher(early=4, partial=50)
         self.check(series.ticks_range(fetch, lo, hi, 9), self.expected_range(lo, hi), max_rows=9)
         self.assertGreater(len(calls), 50)
+
+    def test_whole_second_dates_cost_one_call_per_window(self):
+        t = self.ticks  # ~430 rows per second: every window starts mid-second
+        for window in (1, 7, 64):
+            for lo_i, hi_i in ((0, len(t) - 1), (100, 1010), (1001, 1001)):
+                lo, hi = int(t["time_msc"][lo_i]), int(t["time_msc"][hi_i])
+                expected = self.expected_range(lo, hi)
+                fetch, calls = self.fetcher(resolution=1000)
+                got = self.check(series.ticks_range(fetch, lo, hi, window, 1000), expected, max_rows=window)
+                # the first call may retry larger, doubling, as what precedes lo in its second is
+                # unknown (at most ~430 rows: <= 10 retries); then one call per window, and one
+                # more that finds the end. (Without the lead count every window would retry.)
+                self.assertLessEqual(len(calls), len(got) + 1 + 10, (window, lo_i, hi_i))
+            fetch, calls = self.fetcher(resolution=1000)
+            lo = int(t["time_msc"][995])
+            i = int(np.searchsorted(t["time_msc"], lo))
+            got = self.check(series.ticks_from(fetch, lo, 205, window, 1000), t[i:i + 205], max_rows=window)
+            self.assertLessEqual(len(calls), len(got) + 10)
 
     def test_full_reply_of_old_rows_is_retried_larger(self):
         t = self.ticks

@@ -2,7 +2,6 @@
 bridge_status. Each op validates its args, then runs exactly the package calls it needs on the
 worker. Record ops return a JSON value; series ops return a Series (dtype + window generator)."""
 import time
-from datetime import datetime, timezone
 
 from . import errors, series
 from .args import validate
@@ -19,12 +18,16 @@ class Series(object):
         self.windows = windows  # iterator of numpy structured arrays, ascending
 
 
-def package_date_msc(msc: int):
-    """A millisecond date for the package: integer seconds when whole (unambiguous, §3.3), else a
-    UTC-aware datetime, the only way to pass sub-second precision."""
-    if msc % 1000 == 0:
-        return msc // 1000
-    return datetime.fromtimestamp(msc / 1000.0, tz=timezone.utc)
+# Every date goes to the package as integer seconds of server time (mt5-reference §3.3). The
+# package reads a datetime through datetime.timestamp() (a naive one in the bridge host's local
+# zone) and keeps whole seconds, so a datetime could only shift dates, never add milliseconds.
+PACKAGE_DATE_RESOLUTION_MS = 1000
+
+
+def package_date_msc(msc: int) -> int:
+    """A millisecond date for the package: the integer second that holds it (rounded down; the
+    series code drops the rows between that second and msc)."""
+    return msc // 1000
 
 
 def _record(session, fn):
@@ -164,14 +167,16 @@ def _tick_fetch(s, a):
 def op_copy_ticks_from(s, a, window_rows):
     _check_count("count", a["count"])
     return Series(series.TICK_DTYPE,
-                  series.ticks_from(_tick_fetch(s, a), a["date_from_msc"], a["count"], window_rows))
+                  series.ticks_from(_tick_fetch(s, a), a["date_from_msc"], a["count"], window_rows,
+                                    PACKAGE_DATE_RESOLUTION_MS))
 
 
 def op_copy_ticks_range(s, a, window_rows):
     if a["date_to_msc"] < a["date_from_msc"]:
         raise errors.invalid_params("args.date_to_msc: before date_from_msc")
     return Series(series.TICK_DTYPE,
-                  series.ticks_range(_tick_fetch(s, a), a["date_from_msc"], a["date_to_msc"], window_rows))
+                  series.ticks_range(_tick_fetch(s, a), a["date_from_msc"], a["date_to_msc"], window_rows,
+                                     PACKAGE_DATE_RESOLUTION_MS))
 
 
 # ---------------------------------------------------------------- calculations

@@ -1,5 +1,6 @@
-"""Package records -> JSON values, keeping the package's field names and order (namedtuple
-._asdict()). Records are small, so walking them in Python is fine; series never come here."""
+"""Package records -> JSON values, keeping the package's field names and order (`_asdict()`: the
+real records are struct sequences with no `_fields`). Records are small, so walking them in Python
+is fine; series never come here."""
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ def to_json(value):
     if isinstance(value, float):
         # JSON has no NaN/Infinity; null says "no value" without breaking a strict parser.
         return value if math.isfinite(value) else None
-    if hasattr(value, "_asdict"):  # a namedtuple record (nested: OrderCheckResult.request)
+    if hasattr(value, "_asdict"):  # a record (nested: OrderCheckResult.request); before tuple
         return {k: to_json(v) for k, v in value._asdict().items()}
     if isinstance(value, np.generic):
         return to_json(value.item())

@@ -4,6 +4,10 @@ arrays in ascending time; together they hold exactly the rows one big package ca
 
 `fetch` callables run one package call on the worker (through Session.call) and return an array.
 Package quirks handled here (issue 10, mt5-reference §3):
+  * dates reach the package as whole seconds (ops.package_date_msc), so a reply starts at the
+    cursor's second, before the cursor itself: those rows are dropped, and the next request asks
+    for as many more rows as the last reply held between that second and the cursor, so that each
+    window costs one package call;
   * rows before date_from in a reply: dropped;
   * window edges: the next window starts AT the last time_msc sent, because several ticks can
     share one millisecond; the rows of that millisecond already sent are skipped;
@@ -32,20 +36,22 @@ TIMEFRAME_SECONDS = {
 }
 
 
-def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows):
+def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows, resolution_ms):
     cursor = date_from_msc
     sent_at_cursor = 0  # rows with time_msc == cursor already yielded
+    lead = 0  # rows the package will return before the cursor (from its whole second), if known
     remaining = limit
     extra = 0  # grows only while full replies hold nothing new (early rows, a long edge)
     while remaining > 0:
-        want = min(window_rows, remaining) + sent_at_cursor + extra
+        step = min(window_rows, remaining)
+        want = step + lead + sent_at_cursor + extra
         arr = fetch(cursor, want)
         t = arr["time_msc"]
         first = int(np.searchsorted(t, cursor, side="left"))           # quirk: rows before date_from
         at_cursor = int(np.searchsorted(t, cursor, side="right")) - first
         start = first + min(sent_at_cursor, at_cursor)                  # skip the edge already sent
         end = int(np.searchsorted(t, date_to_msc, side="right"))
-        end = min(end, start + remaining)
+        end = min(end, start + step)
         new = arr[start:end]
         if len(new) == 0:
             if len(arr) < want or (end < len(arr) and int(t[end]) > date_to_msc):
@@ -59,20 +65,25 @@ def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows):
         n_last = len(new) - int(np.searchsorted(new["time_msc"], last, side="left"))
         sent_at_cursor = sent_at_cursor + n_last if last == cursor else n_last
         cursor = last
+        # The next reply starts at the cursor's whole second (resolution_ms); this reply, which
+        # started there or earlier, holds every row between that instant and the cursor.
+        lead = int(np.searchsorted(t, cursor, side="left")
+                   - np.searchsorted(t, cursor - cursor % resolution_ms, side="left"))
         if end < len(arr) and int(t[end]) > date_to_msc:
             return  # the reply went past date_to: nothing more in range
 
 
-def ticks_range(fetch, date_from_msc, date_to_msc, window_rows):
-    """copy_ticks_range: from <= time_msc <= to. fetch(cursor_msc, count) wraps copy_ticks_from."""
+def ticks_range(fetch, date_from_msc, date_to_msc, window_rows, resolution_ms=1):
+    """copy_ticks_range: from <= time_msc <= to. fetch(cursor_msc, count) wraps copy_ticks_from
+    and returns rows from the cursor rounded down to resolution_ms (1000 for the real package)."""
     if date_to_msc < date_from_msc:
         return iter(())
-    return _ticks_windows(fetch, date_from_msc, date_to_msc, INT64_MAX, window_rows)
+    return _ticks_windows(fetch, date_from_msc, date_to_msc, INT64_MAX, window_rows, resolution_ms)
 
 
-def ticks_from(fetch, date_from_msc, count, window_rows):
+def ticks_from(fetch, date_from_msc, count, window_rows, resolution_ms=1):
     """copy_ticks_from: up to count ticks at or after date_from."""
-    return _ticks_windows(fetch, date_from_msc, INT64_MAX, count, window_rows)
+    return _ticks_windows(fetch, date_from_msc, INT64_MAX, count, window_rows, resolution_ms)
 
 
 def rates_range(fetch, timeframe, date_from, date_to, window_rows):

@@ -108,7 +108,10 @@ class Session(object):
             mt5.shutdown()  # harmless when not connected; frees a half-dead IPC channel
         except Exception:
             pass
-        if not mt5.initialize(**self._init_kwargs):
+        # No `initialize(**{})` when nothing is configured: the real extension is known to refuse
+        # an empty keyword mapping (order_send(req, **{})); a plain call is what it documents.
+        ok = mt5.initialize(**self._init_kwargs) if self._init_kwargs else mt5.initialize()
+        if not ok:
             le = errors.from_last_error(mt5.last_error())
             return False, le.code, le.message
         with self._lock:
