@@ -1,6 +1,7 @@
 """Test harness: real bridge processes on loopback, the MetaTrader5 module they import, and the
-data it serves. The module is the stand-in (bridge/tests/stand_in) once it exists, else the
-temporary fixture (bridge/tests/fixture); TRADEAPI_TEST_MT5_DIR overrides both."""
+data it serves. The module is the stand-in (bridge/tests/stand_in); TRADEAPI_TEST_MT5_DIR points
+at another directory holding a MetaTrader5 module with the same test hooks (see the stand-in's
+header: _reset, _configure, _lose_terminal, _fail_next, _book_subscriptions, _calls, ...)."""
 import json
 import os
 import subprocess
@@ -17,10 +18,7 @@ sys.path.insert(0, BRIDGE_DIR)
 
 
 def mt5_dir():
-    if os.environ.get("TRADEAPI_TEST_MT5_DIR"):
-        return os.environ["TRADEAPI_TEST_MT5_DIR"]
-    stand_in = os.path.join(HERE, "stand_in")
-    return stand_in if os.path.isdir(os.path.join(stand_in, "MetaTrader5")) else os.path.join(HERE, "fixture")
+    return os.environ.get("TRADEAPI_TEST_MT5_DIR") or os.path.join(HERE, "stand_in")
 
 
 SECRET = "test-secret-3f9a7c1e5b2d4086"  # what the bridge and the good client share
@@ -45,21 +43,40 @@ def make_ticks(n=4000):
     return t
 
 
+# TICK_SYMBOL's ticks come from a .npy file (the stand-in's MT5_STUB_TICKS, given to the bridge
+# processes only: the stand-in's own tests in this process keep its generated data); every other
+# symbol, the bars and the account are the stand-in's seeded data.
+TICK_SYMBOL = "EURUSD"
 _data_dir = tempfile.mkdtemp(prefix="tradeapi-bridge-test-")
 TICKS = make_ticks()
-np.save(os.path.join(_data_dir, "EURUSD.npy"), TICKS)
-np.save(os.path.join(_data_dir, "GBPUSD.npy"), make_ticks(500))
-TICKS_ENV = "EURUSD=%s,GBPUSD=%s" % (os.path.join(_data_dir, "EURUSD.npy"), os.path.join(_data_dir, "GBPUSD.npy"))
-os.environ["MT5_STUB_TICKS"] = TICKS_ENV
+TICK_FILES = {TICK_SYMBOL: os.path.join(_data_dir, TICK_SYMBOL + ".npy")}
+np.save(TICK_FILES[TICK_SYMBOL], TICKS)
+TICKS_ENV = ",".join("%s=%s" % pair for pair in sorted(TICK_FILES.items()))
 
 
 def module():
-    """The same MetaTrader5 module, initialized in the test process: the reference answers."""
+    """The MetaTrader5 module in the test process, reset and configured as every bridge process's
+    module is at start (same settings, seed and tick files), and initialized: the reference
+    answers. Call it again before comparing if another test may have changed its state."""
     if mt5_dir() not in sys.path:
         sys.path.insert(0, mt5_dir())
     import MetaTrader5
-    MetaTrader5.initialize()
+    MetaTrader5._reset()
+    MetaTrader5._configure(ticks=dict(TICK_FILES))
+    if not MetaTrader5.initialize():
+        raise RuntimeError("MetaTrader5.initialize() failed: %r" % (MetaTrader5.last_error(),))
     return MetaTrader5
+
+
+_account = []
+
+
+def account():
+    """(login, server) of the module's account: what the bridge is given to initialize with."""
+    if not _account:
+        info = module().account_info()
+        _account.append((info.login, info.server))
+    return _account[0]
 
 
 def env(secret=SECRET, **extra):
@@ -67,7 +84,8 @@ def env(secret=SECRET, **extra):
     e["PYTHONPATH"] = os.pathsep.join([BRIDGE_DIR, mt5_dir()])
     e["MT5_STUB_TICKS"] = TICKS_ENV
     e["MT5_PASSWORD"] = PASSWORD
-    e["MT5_LOGIN"] = "5000000"
+    e["MT5_LOGIN"] = str(account()[0])
+    e["MT5_SERVER"] = account()[1]
     if secret is None:
         e.pop("TRADEAPI_BRIDGE_SECRET", None)
     else:
@@ -83,13 +101,19 @@ class Bridge(object):
         cmd = [sys.executable]
         cmd += [os.path.join(HERE, "hooked_bridge.py")] if hooked else ["-m", "tradeapi_bridge"]
         cmd += ["--listen", "127.0.0.1:0"] + list(args)
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env(secret),
-                                     cwd=BRIDGE_DIR, text=True, bufsize=1)
+        # stdout to /dev/null: a bridge left behind can never hold the test runner's output open.
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, env=env(secret), cwd=BRIDGE_DIR, text=True,
+                                     bufsize=1)
         self.lines = []
         self.events = []
         self._cond = threading.Condition()
         threading.Thread(target=self._pump, daemon=True).start()
-        self.port = self.wait_event("listening", timeout=15)["port"]
+        try:
+            self.port = self.wait_event("listening", timeout=15)["port"]
+        except BaseException:
+            self.stop()
+            raise
 
     def _pump(self):
         for line in self.proc.stderr:

@@ -1,7 +1,9 @@
 """Runs the real bridge (tradeapi_bridge.__main__.main) in this process after starting a control
-thread that reads JSON lines from stdin, {"hook": "_test_drop_terminal", "args": []}, and calls that
-hook on the MetaTrader5 module first on sys.path (the fixture or the stand-in). Each call is
-acknowledged on stderr as {"event": "hook_done", ...}. Tests need this to change the terminal's
+thread that reads JSON lines from stdin, {"hook": "_lose_terminal", "args": [-10001]}, and calls
+that test hook of the MetaTrader5 module first on sys.path (the stand-in: _lose_terminal,
+_restore_terminal, _set_delay, _fail_next, _book_subscriptions, _calls, ... as its header
+documents). Only names starting with "_" are hooks. Each call is acknowledged on stderr as
+{"event": "hook_done", "hook": ..., "result": ...}. Tests need this to change the terminal's
 behaviour from outside the bridge process."""
 import json
 import sys
@@ -18,6 +20,8 @@ def control():
         if not line.strip():
             continue
         cmd = json.loads(line)
+        if not cmd["hook"].startswith("_"):
+            raise ValueError("not a test hook: %r" % (cmd["hook"],))
         result = getattr(MetaTrader5, cmd["hook"])(*cmd.get("args", []))
         log.event("hook_done", hook=cmd["hook"], result=result)
 
