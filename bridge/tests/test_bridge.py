@@ -193,6 +193,14 @@ class Served(unittest.TestCase):
         other = next(o for o in orders if o.symbol != symbol)
         self.assertEqual(c.call("history_orders_get", ticket=other.ticket, symbol=symbol), [])
         self.assertEqual([o["ticket"] for o in c.call("history_orders_get", ticket=other.ticket)], [other.ticket])
+        # a ticket or position with no records: the package fails with -4, the op answers []
+        missing = max([o.ticket for o in orders] + [d.ticket for d in deals]) + 1000
+        for op, get in (("history_orders_get", mt5.history_orders_get), ("history_deals_get", mt5.history_deals_get)):
+            for key in ("ticket", "position"):
+                with self.subTest(op=op, key=key):
+                    self.assertIsNone(get(**{key: missing}))
+                    self.assertEqual(mt5.last_error()[0], -4)
+                    self.assertEqual(c.call(op, **{key: missing}), [])
         # group narrows a ticket
         order = mt5.orders_get()[0]
         self.assertEqual([o["ticket"] for o in c.call("orders_get", ticket=order.ticket, group="*,!%s" % order.symbol)], [])

@@ -248,10 +248,14 @@ def _history(s, a, get, time_field, ticket_field):
     _check_range(a)
 
     def call(m):
-        if "ticket" in a:
-            return get(m)(ticket=a["ticket"])
-        if "position" in a:
-            return get(m)(position=a["position"])
+        if "ticket" in a or "position" in a:
+            selector = {"ticket": a["ticket"]} if "ticket" in a else {"position": a["position"]}
+            records = get(m)(**selector)
+            if records is None and m.last_error()[0] == errors.RES_E_NOT_FOUND:
+                # The package fails a ticket/position with no records (-4); the Terminal
+                # interface (and the simulator) answers an empty list, as for a date range.
+                return ()
+            return records
         date_from = a.get("date_from", 0)
         # No upper bound given: a year past now covers server clocks ahead of UTC.
         date_to = a.get("date_to", int(time.time()) + 366 * 86400)
