@@ -142,9 +142,9 @@ class Bridge(object):
     def _more(self):
         return False
 
-    def hook(self, name, *args):
+    def hook(self, name, *args, **kwargs):
         mark = len(self.events)
-        self.proc.stdin.write(json.dumps({"hook": name, "args": list(args)}) + "\n")
+        self.proc.stdin.write(json.dumps({"hook": name, "args": list(args), "kwargs": kwargs}) + "\n")
         self.proc.stdin.flush()
         return self.wait_event("hook_done", lambda e: e["hook"] == name, start=mark)["result"]
 

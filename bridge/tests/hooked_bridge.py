@@ -1,5 +1,6 @@
 """Runs the real bridge (tradeapi_bridge.__main__.main) in this process after starting a control
-thread that reads JSON lines from stdin, {"hook": "_lose_terminal", "args": [-10001]}, and calls
+thread that reads JSON lines from stdin, {"hook": "_lose_terminal", "args": [-10001]} (and
+"kwargs" for keyword-only hooks such as _configure), and calls
 that test hook of the MetaTrader5 module first on sys.path (the stand-in: _lose_terminal,
 _restore_terminal, _set_delay, _fail_next, _book_subscriptions, _calls, ... as its header
 documents). Only names starting with "_" are hooks. Each call is acknowledged on stderr as
@@ -22,7 +23,7 @@ def control():
         cmd = json.loads(line)
         if not cmd["hook"].startswith("_"):
             raise ValueError("not a test hook: %r" % (cmd["hook"],))
-        result = getattr(MetaTrader5, cmd["hook"])(*cmd.get("args", []))
+        result = getattr(MetaTrader5, cmd["hook"])(*cmd.get("args", []), **cmd.get("kwargs", {}))
         log.event("hook_done", hook=cmd["hook"], result=result)
 
 

@@ -378,6 +378,20 @@ class Faults(unittest.TestCase):
         # --window-rows 50: one call per window, one more that finds the end (LO is a whole second)
         self.assertEqual(len(calls), -(-len(T) // 50) + 1)
 
+    def test_rates_windows_stay_below_the_terminals_maxbars(self):
+        s0 = int(mt5.copy_rates_from_pos(RS, mt5.TIMEFRAME_M1, 0, 1)["time"][0])
+        want = mt5.copy_rates_range(RS, mt5.TIMEFRAME_M1, s0 - 6 * 3600, s0)  # maxbars 100000 here
+        self.assertGreater(len(want), 300)
+        mark = len(self.bridge.events)
+        self.bridge.hook("_configure", maxbars=150)  # a restarted terminal with a small maxbars
+        self.bridge.wait_event("terminal_connected", start=mark)
+        self.c.call("version")
+        _, got = self.c.series("copy_rates_range", symbol=RS, timeframe=mt5.TIMEFRAME_M1,
+                               date_from=s0 - 6 * 3600, date_to=s0)  # --window-bars is 50 000
+        self.assertEqual(got.tobytes(), want.tobytes())
+        calls = [c for c in self.bridge.hook("_calls") if c[0] == "copy_rates_range"]
+        self.assertGreaterEqual(len(calls), 3)
+
     def test_slow_call_times_out_and_the_bridge_keeps_serving(self):
         self.bridge.hook("_set_delay", 1.5)
         t0 = time.monotonic()

@@ -70,7 +70,7 @@ def parser():
     p.add_argument("--window-rows", type=_positive(int), default=100000, metavar="N",
                    help="rows per terminal call when paging a series")
     p.add_argument("--window-bars", type=_positive(int), default=50000, metavar="N",
-                   help="bars per terminal call when paging copy_rates_range (keep below the terminal's maxbars)")
+                   help="bars per terminal call when paging copy_rates_range (lowered to the terminal's maxbars - 1 when larger)")
     p.add_argument("--chunk-bytes", type=_positive(int), default=1 << 20, metavar="B",
                    help="largest SERIES_CHUNK payload (whole rows)")
     p.add_argument("--max-connections", type=_positive(int), default=64)

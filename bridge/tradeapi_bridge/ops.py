@@ -343,7 +343,11 @@ def run(session, op, raw_args, settings):
     handler, spec, _is_series = OPS[op]
     a = validate(op, raw_args, spec)
     if op == "copy_rates_range":
-        return handler(session, a, settings.window_bars)
+        # A window must hold fewer bars than the terminal's maxbars, or the package refuses it (-2).
+        window = settings.window_bars
+        if session.maxbars:
+            window = max(1, min(window, session.maxbars - 1))
+        return handler(session, a, window)
     if op in WINDOWED:
         return handler(session, a, settings.window_rows)
     return handler(session, a)

@@ -25,6 +25,7 @@ class Session(object):
         self.reconnects = 0
         self._ever_connected = False
         self._books = set()  # symbols with market_book_add in force, re-added after a reconnect
+        self.maxbars = None  # terminal_info().maxbars: the package refuses rates requests of that many bars
 
     # ------------------------------------------------------------------ calls
 
@@ -114,6 +115,8 @@ class Session(object):
         if not ok:
             le = errors.from_last_error(mt5.last_error())
             return False, le.code, le.message
+        info = mt5.terminal_info()
+        self.maxbars = int(info.maxbars) if info is not None and info.maxbars > 0 else None
         with self._lock:
             books = sorted(self._books)
         for symbol in books:
