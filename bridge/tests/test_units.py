@@ -1,0 +1,200 @@
+"""Unit tests: frames, proofs, argument checks, and the windowed paging against adversarial
+package replies (rows before date_from, partial replies, equal time_msc on window edges)."""
+import socket
+import unittest
+
+import numpy as np
+
+import harness  # noqa: F401  (puts bridge/ on sys.path)
+from tradeapi_bridge import auth, errors, frames, series
+from tradeapi_bridge.args import validate
+from tradeapi_bridge.group import group_match
+
+
+class Frames(unittest.TestCase):
+    def pair(self):
+        a, b = socket.socketpair()
+        self.addCleanup(a.close)
+        self.addCleanup(b.close)
+        return a, b
+
+    def test_header_is_16_bytes_little_endian(self):
+        h = frames.header(frames.REQUEST, 0x01020304, 5)
+        self.assertEqual(h, b"TB\x01\x10\x00\x00\x00\x00\x04\x03\x02\x01\x05\x00\x00\x00")
+
+    def test_roundtrip(self):
+        a, b = self.pair()
+        frames.send_json(a, frames.REQUEST, 7, {"op": "version", "args": {}})
+        f = frames.read_frame(b)
+        self.assertEqual((f.type, f.request_id), (frames.REQUEST, 7))
+        self.assertEqual(frames.decode_json(f), {"op": "version", "args": {}})
+
+    def test_oversized_rejected_from_header_alone(self):
+        a, b = self.pair()
+        a.sendall(frames.HEADER.pack(b"TB", 1, frames.REQUEST, 0, 0, 1, frames.MAX_PAYLOAD + 1))
+        with self.assertRaisesRegex(frames.ProtocolError, "exceeds"):
+            frames.read_frame(b)  # would block forever if it tried to read the payload
+
+    def test_bad_magic_version_type_flags(self):
+        for raw in (b"XX" + bytes(14), frames.HEADER.pack(b"TB", 2, 0x10, 0, 0, 1, 0),
+                    frames.HEADER.pack(b"TB", 1, 0x7F, 0, 0, 1, 0), frames.HEADER.pack(b"TB", 1, 0x10, 1, 0, 1, 0)):
+            a, b = self.pair()
+            a.sendall(raw)
+            with self.assertRaises(frames.ProtocolError):
+                frames.read_frame(b)
+
+    def test_clean_close_vs_truncated(self):
+        a, b = self.pair()
+        a.close()
+        self.assertIsNone(frames.read_frame(b))
+        a, b = self.pair()
+        a.sendall(frames.header(frames.REQUEST, 1, 10) + b"abc")
+        a.close()
+        with self.assertRaisesRegex(frames.ProtocolError, "inside a frame"):
+            frames.read_frame(b)
+
+    def test_json_payload_must_be_an_object(self):
+        for payload in (b"\xff", b"[1]", b"{nope"):
+            with self.assertRaises(frames.ProtocolError):
+                frames.decode_json(frames.Frame(frames.REQUEST, 1, payload))
+
+
+class Proofs(unittest.TestCase):
+    def test_directions_differ_and_depend_on_both_nonces(self):
+        s, n1, n2 = b"k" * 32, b"\x01" * 32, b"\x02" * 32
+        c = auth.client_proof(s, n1, n2)
+        self.assertNotEqual(c, auth.server_proof(s, n1, n2))
+        self.assertNotEqual(c, auth.client_proof(s, n2, n1))
+        self.assertNotEqual(c, auth.client_proof(b"j" * 32, n1, n2))
+        self.assertEqual(len(c), 32)
+
+    def test_parse_hex(self):
+        self.assertEqual(auth.parse_hex("00" * 32, 32), bytes(32))
+        for bad in ("00" * 31, "zz" * 32, 5, None):
+            self.assertIsNone(auth.parse_hex(bad, 32))
+
+
+class Args(unittest.TestCase):
+    def test_types_required_unknown(self):
+        spec = {"symbol": ("str", True), "count": ("int", True), "enable": ("bool", False)}
+        self.assertEqual(validate("x", {"symbol": "A", "count": 3}, spec), {"symbol": "A", "count": 3})
+        for bad in ({"count": 3}, {"symbol": 1, "count": 3}, {"symbol": "A", "count": True},
+                    {"symbol": "A", "count": 1.5}, {"symbol": "A", "count": 2 ** 63}, {"symbol": "A", "count": 1, "x": 1},
+                    {"symbol": "A", "count": 1, "enable": 1}, [1]):
+            with self.assertRaises(errors.BridgeError) as cm:
+                validate("x", bad, spec)
+            self.assertEqual((cm.exception.kind, cm.exception.code), ("invalid_params", -2))
+
+    def test_group_mask(self):
+        self.assertTrue(group_match("*", "EURUSD"))
+        self.assertTrue(group_match("EUR*", "EURUSD"))
+        self.assertFalse(group_match("*, !*USD*", "EURUSD"))
+        self.assertTrue(group_match("*,!*JPY*", "EURUSD"))
+        self.assertFalse(group_match("eur*", "EURUSD"))
+
+    def test_error_kinds_follow_codes(self):
+        self.assertEqual(errors.from_last_error((-4, "Terminal: Not found")).kind, "not_found")
+        self.assertEqual(errors.from_last_error((-2, "x")).kind, "invalid_params")
+        self.assertEqual(errors.from_last_error((-10004, "No IPC connection")).kind, "unavailable")
+        self.assertEqual(errors.from_last_error((-10005, "IPC timeout")).kind, "timeout")
+        self.assertEqual(errors.from_last_error((-1, "Terminal: Call failed")).kind, "call_failed")
+        self.assertEqual(errors.from_last_error((1, "Success")).code, -1)  # None + Success is still a failure
+
+
+class Paging(unittest.TestCase):
+    ticks = harness.make_ticks(1200)
+
+    def fetcher(self, early=0, partial=None, resolution=1):
+        """copy_ticks_from with quirks: `early` rows before date_from prepended, replies cut to
+        `partial` rows on every other call, the cursor read at `resolution` ms (1000: whole
+        seconds, as the package reads dates). Records every call."""
+        t = self.ticks
+        calls = []
+
+        def fetch(cursor, count):
+            calls.append((cursor, count))
+            i = int(np.searchsorted(t["time_msc"], cursor - cursor % resolution, side="left"))
+            out = t[max(0, i - early):i + count]
+            if partial and len(calls) % 2:
+                out = out[:partial]
+            return out.copy()
+        return fetch, calls
+
+    def expected_range(self, lo, hi):
+        t = self.ticks
+        return t[(t["time_msc"] >= lo) & (t["time_msc"] <= hi)]
+
+    def check(self, windows, expected, max_rows=None):
+        got = list(windows)
+        if max_rows is not None:
+            self.assertTrue(all(len(w) <= max_rows for w in got), [len(w) for w in got])
+        joined = np.concatenate(got) if got else self.ticks[:0]
+        self.assertEqual(len(joined), len(expected))
+        self.assertEqual(joined.tobytes(), expected.tobytes())
+        return got
+
+    def test_range_equals_one_call_for_many_windows(self):
+        t = self.ticks
+        for window in (1, 2, 3, 5, 7, 64, 5000):
+            for lo, hi in ((int(t["time_msc"][0]), int(t["time_msc"][-1])),
+                           (int(t["time_msc"][100]), int(t["time_msc"][1010])),
+                           (int(t["time_msc"][1001]), int(t["time_msc"][1001]))):
+                fetch, _ = self.fetcher()
+                # window rows + the rows of the edge millisecond already sent (40 at most)
+                self.check(series.ticks_range(fetch, lo, hi, window), self.expected_range(lo, hi), max_rows=window)
+
+    def test_quirks_early_rows_and_partial_replies(self):
+        t = self.ticks
+        lo, hi = int(t["time_msc"][5]) + 1, int(t["time_msc"][-3])
+        # cut replies still hold new rows (4 early + up to 40 edge rows + 6): a short reply with
+        # nothing new is, by design, the end of the data.
+        fetch, calls = self.fetcher(early=4, partial=50)
+        self.check(series.ticks_range(fetch, lo, hi, 9), self.expected_range(lo, hi), max_rows=9)
+        self.assertGreater(len(calls), 50)
+
+    def test_whole_second_dates_cost_one_call_per_window(self):
+        t = self.ticks  # ~430 rows per second: every window starts mid-second
+        for window in (1, 7, 64):
+            for lo_i, hi_i in ((0, len(t) - 1), (100, 1010), (1001, 1001)):
+                lo, hi = int(t["time_msc"][lo_i]), int(t["time_msc"][hi_i])
+                expected = self.expected_range(lo, hi)
+                fetch, calls = self.fetcher(resolution=1000)
+                got = self.check(series.ticks_range(fetch, lo, hi, window, 1000), expected, max_rows=window)
+                # the first call may retry larger, doubling, as what precedes lo in its second is
+                # unknown (at most ~430 rows: <= 10 retries); then one call per window, and one
+                # more that finds the end. (Without the lead count every window would retry.)
+                self.assertLessEqual(len(calls), len(got) + 1 + 10, (window, lo_i, hi_i))
+            fetch, calls = self.fetcher(resolution=1000)
+            lo = int(t["time_msc"][995])
+            i = int(np.searchsorted(t["time_msc"], lo))
+            got = self.check(series.ticks_from(fetch, lo, 205, window, 1000), t[i:i + 205], max_rows=window)
+            self.assertLessEqual(len(calls), len(got) + 10)
+
+    def test_full_reply_of_old_rows_is_retried_larger(self):
+        t = self.ticks
+        lo, hi = int(t["time_msc"][990]), int(t["time_msc"][-1])
+        fetch, calls = self.fetcher(early=30)  # 30 early rows fill a 9-row reply
+        self.check(series.ticks_range(fetch, lo, hi, 9), self.expected_range(lo, hi))
+
+    def test_ticks_from_count(self):
+        t = self.ticks
+        lo = int(t["time_msc"][995])
+        for count in (0, 1, 10, 45, 205, 10 ** 6):
+            fetch, _ = self.fetcher()
+            i = int(np.searchsorted(t["time_msc"], lo))
+            self.check(series.ticks_from(fetch, lo, count, 7), t[i:i + count], max_rows=7)
+
+    def test_rates_windows_neither_overlap_nor_miss(self):
+        times = 1704067200 + np.arange(500) * 60
+        rates = np.zeros(500, dtype=series.RATE_DTYPE)
+        rates["time"] = times
+
+        def fetch(a, b):  # replies with one extra bar before a (quirk) and fails beyond history
+            i, j = int(np.searchsorted(times, a)), int(np.searchsorted(times, b, side="right"))
+            return rates[max(0, i - 1):j].copy() if j > 0 else None
+        got = list(series.rates_range(fetch, 1, int(times[0]) - 3600, int(times[-1]) + 3600, 7))
+        self.assertEqual(np.concatenate(got).tobytes(), rates.tobytes())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,218 @@
+"""One client connection: handshake, then requests one at a time (docs/bridge-protocol.md).
+Anything the client does wrong ends this connection only; terminal failures are answered with
+ERROR frames and the connection carries on."""
+import socket
+import time
+
+import numpy as np
+
+from . import PROTOCOL_VERSION, __version__, auth, errors, frames, log, ops
+from .frames import ProtocolError
+
+
+class Settings(object):
+    def __init__(self, secret: bytes, max_payload: int, chunk_bytes: int, window_rows: int, window_bars: int,
+                 handshake_timeout: float, auth_fail_delay: float, credit_timeout: float):
+        self.secret = secret
+        self.max_payload = max_payload
+        self.chunk_bytes = chunk_bytes
+        self.window_rows = window_rows
+        self.window_bars = window_bars
+        self.handshake_timeout = handshake_timeout
+        self.auth_fail_delay = auth_fail_delay
+        self.credit_timeout = credit_timeout
+
+    def __repr__(self):
+        return "Settings(<secret hidden>)"
+
+
+MAX_WINDOW = 64  # most chunk credits a client may hold at once
+
+
+def dtype_description(dtype) -> dict:
+    """The wire form of a structured dtype: every field with its numpy type string (byte order
+    included), offset, plus the row size. Enough for C++ to read a row without numpy."""
+    fields = []
+    for name in dtype.names:
+        ftype, offset = dtype.fields[name][:2]
+        fields.append({"name": name, "type": ftype.str, "offset": offset})
+    return {"itemsize": dtype.itemsize, "fields": fields}
+
+
+class Connection(object):
+    def __init__(self, sock: socket.socket, peer, session, settings: Settings):
+        self.sock = sock
+        self.peer = "%s:%s" % peer[:2]
+        self.session = session
+        self.settings = settings
+
+    def serve(self):
+        try:
+            if self._handshake():
+                self._requests()
+        except ProtocolError as e:
+            log.event("connection_dropped", peer=self.peer, reason=str(e))
+        except socket.timeout:
+            log.event("connection_dropped", peer=self.peer, reason="timed out")
+        except OSError as e:
+            log.event("connection_closed", peer=self.peer, reason=type(e).__name__)
+        except Exception as e:  # a bug must cost one connection, never the bridge
+            log.event("connection_error", peer=self.peer, error="%s: %s" % (type(e).__name__, e))
+        finally:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------ handshake (§4)
+
+    def _read(self):
+        return frames.read_frame(self.sock, self.settings.max_payload)
+
+    def _handshake(self) -> bool:
+        s = self.settings
+        self.sock.settimeout(s.handshake_timeout)
+        server_nonce = auth.new_nonce()
+        frames.send_json(self.sock, frames.HELLO, 0, {
+            "protocol": PROTOCOL_VERSION, "nonce": server_nonce.hex(), "bridge": __version__})
+        frame = self._read()
+        if frame is None:
+            return False
+        if frame.type != frames.AUTH:
+            raise ProtocolError("expected AUTH, got %s" % frames.NAMES[frame.type])
+        body = frames.decode_json(frame)
+        if body.get("protocol") != PROTOCOL_VERSION:
+            frames.send_json(self.sock, frames.ERROR, frame.request_id, {
+                "kind": errors.PROTOCOL, "code": -5,
+                "message": "protocol %r not supported; this bridge speaks %d" % (body.get("protocol"), PROTOCOL_VERSION)})
+            log.event("auth_refused", peer=self.peer, reason="protocol version")
+            return False
+        client_nonce = auth.parse_hex(body.get("nonce"), auth.NONCE_BYTES)
+        proof = auth.parse_hex(body.get("mac"), 32)
+        ok = (client_nonce is not None and proof is not None
+              and auth.verify(auth.client_proof(s.secret, server_nonce, client_nonce), proof))
+        if not ok:
+            # A fixed delay before the answer: a wrong guess costs the guesser, and the timing
+            # says nothing about how wrong it was.
+            log.event("auth_refused", peer=self.peer, reason="bad proof")
+            time.sleep(s.auth_fail_delay)
+            frames.send_json(self.sock, frames.ERROR, frame.request_id, {
+                "kind": errors.AUTH_FAILED, "code": errors.RES_E_AUTH_FAILED, "message": "authentication failed"})
+            return False
+        frames.send_json(self.sock, frames.AUTH_OK, frame.request_id, {
+            "mac": auth.server_proof(s.secret, server_nonce, client_nonce).hex()})
+        log.event("client_authenticated", peer=self.peer)
+        self.sock.settimeout(None)  # an authenticated idle connection may wait for requests
+        return True
+
+    # ------------------------------------------------------------------ requests (§5)
+
+    def _requests(self):
+        while True:
+            frame = self._read()
+            if frame is None:
+                log.event("connection_closed", peer=self.peer, reason="client closed")
+                return
+            if frame.type == frames.PING:
+                frames.send_frame(self.sock, frames.PONG, frame.request_id, frame.payload)
+                continue
+            if frame.type in (frames.SERIES_NEXT, frames.SERIES_CANCEL):
+                continue  # late flow control for a series that already ended: harmless
+            if frame.type != frames.REQUEST:
+                raise ProtocolError("unexpected %s frame" % frames.NAMES[frame.type])
+            self._request(frame)
+
+    def _request(self, frame):
+        rid = frame.request_id
+        body = frames.decode_json(frame)
+        window = body.get("window", 1)
+        if isinstance(window, bool) or not isinstance(window, int) or not 1 <= window <= MAX_WINDOW:
+            self._error(rid, errors.invalid_params("window: expected an integer 1..%d" % MAX_WINDOW))
+            return
+        op = body.get("op")
+        started = time.monotonic()
+        try:
+            result = ops.run(self.session, op, body.get("args"), self.settings)
+            if isinstance(result, ops.Series):
+                rows = self._series(rid, result, window)
+                if rows is not None:
+                    log.event("series_sent", peer=self.peer, id=rid, op=op, rows=rows,
+                              ms=round((time.monotonic() - started) * 1000, 1))
+                return
+            frames.send_json(self.sock, frames.RESULT, rid, {"value": result})
+        except errors.BridgeError as e:
+            self._error(rid, e)
+            log.event("request_failed", peer=self.peer, id=rid, op=op, kind=e.kind, code=e.code,
+                      message=e.message)
+
+    def _error(self, rid, e):
+        frames.send_json(self.sock, frames.ERROR, rid, e.to_wire())
+
+    # ------------------------------------------------------------------ series (§7)
+
+    def _series(self, rid, plan, credits):
+        """HEAD after the first window (so a call that fails at once is a plain ERROR), CHUNKs of
+        whole rows as credits allow, END with the row count. A failure after HEAD is an ERROR
+        frame: a series without END is never complete."""
+        windows = iter(plan.windows)
+        first = next(windows, None)  # BridgeError propagates: plain ERROR, no HEAD
+        dtype = first.dtype if first is not None else plan.dtype
+        frames.send_json(self.sock, frames.SERIES_HEAD, rid, {"dtype": dtype_description(dtype)})
+        rows_per_chunk = max(1, self.settings.chunk_bytes // dtype.itemsize)
+        rows = 0
+        pending = first
+        try:
+            while True:
+                if pending is None or len(pending) == 0:
+                    pending = next(windows, None)
+                    if pending is None:
+                        frames.send_json(self.sock, frames.SERIES_END, rid, {"rows": rows})
+                        return rows
+                    if pending.dtype != dtype:
+                        raise errors.BridgeError(errors.CALL_FAILED, errors.RES_E_FAIL,
+                                                 "bridge: the package changed the series dtype midway")
+                    continue
+                while credits == 0:
+                    credits = self._await_credit(rid)
+                    if credits is None:
+                        return None  # cancelled
+                chunk = np.ascontiguousarray(pending[:rows_per_chunk])
+                # memoryview over the array's own buffer: no per-row Python, no copy.
+                frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, memoryview(chunk).cast("B"))
+                rows += len(chunk)
+                credits -= 1
+                pending = pending[rows_per_chunk:]
+        except errors.BridgeError as e:
+            self._error(rid, e)
+            log.event("series_failed", peer=self.peer, id=rid, rows_sent=rows, kind=e.kind, code=e.code,
+                      message=e.message)
+            return None
+
+    def _await_credit(self, rid):
+        """Block for SERIES_NEXT (credits) or SERIES_CANCEL. None when cancelled."""
+        self.sock.settimeout(self.settings.credit_timeout)
+        try:
+            frame = self._read()
+        except socket.timeout:
+            raise errors.BridgeError(errors.TIMEOUT, errors.RES_E_INTERNAL_FAIL_TIMEOUT,
+                                     "bridge: no SERIES_NEXT within %gs; series abandoned" % self.settings.credit_timeout)
+        finally:
+            self.sock.settimeout(None)
+        if frame is None:
+            raise ProtocolError("client closed during a series")
+        if frame.type == frames.PING:
+            frames.send_frame(self.sock, frames.PONG, frame.request_id, frame.payload)
+            return 0
+        if frame.request_id != rid or frame.type not in (frames.SERIES_NEXT, frames.SERIES_CANCEL):
+            raise ProtocolError("expected SERIES_NEXT/SERIES_CANCEL for request %d, got %s for %d"
+                                % (rid, frames.NAMES[frame.type], frame.request_id))
+        if frame.type == frames.SERIES_CANCEL:
+            self._error(rid, errors.BridgeError(errors.CANCELLED, errors.RES_E_FAIL, "series cancelled by the client"))
+            log.event("series_cancelled", peer=self.peer, id=rid)
+            return None
+        if len(frame.payload) != 4:
+            raise ProtocolError("SERIES_NEXT payload must be a u32 credit count")
+        grant = int.from_bytes(frame.payload, "little")
+        if not 1 <= grant <= MAX_WINDOW:
+            raise ProtocolError("SERIES_NEXT grants %d credits (1..%d)" % (grant, MAX_WINDOW))
+        return grant

@@ -1,0 +1,127 @@
+"""Frame encoding and decoding (docs/bridge-protocol.md §2). One job: bytes <-> frames.
+
+Every frame is a 16-byte little-endian header followed by `length` payload bytes:
+    magic "TB" | version u8 | type u8 | flags u16 | reserved u16 | request_id u32 | length u32
+"""
+import json
+import socket
+import struct
+from typing import NamedTuple, Optional
+
+MAGIC = b"TB"
+VERSION = 1
+HEADER = struct.Struct("<2sBBHHII")
+HEADER_SIZE = HEADER.size  # 16
+MAX_PAYLOAD = 16 * 1024 * 1024  # enforced by both sides; a larger frame is a protocol error
+
+# Frame types. Handshake 0x0_, requests/replies 0x1_, series 0x2_, keepalive 0x3_.
+HELLO = 0x01
+AUTH = 0x02
+AUTH_OK = 0x03
+REQUEST = 0x10
+RESULT = 0x11
+ERROR = 0x12
+SERIES_HEAD = 0x20
+SERIES_CHUNK = 0x21
+SERIES_END = 0x22
+SERIES_NEXT = 0x23
+SERIES_CANCEL = 0x24
+PING = 0x30
+PONG = 0x31
+
+KNOWN_TYPES = frozenset(
+    (HELLO, AUTH, AUTH_OK, REQUEST, RESULT, ERROR, SERIES_HEAD, SERIES_CHUNK, SERIES_END,
+     SERIES_NEXT, SERIES_CANCEL, PING, PONG)
+)
+NAMES = {
+    HELLO: "HELLO", AUTH: "AUTH", AUTH_OK: "AUTH_OK", REQUEST: "REQUEST", RESULT: "RESULT",
+    ERROR: "ERROR", SERIES_HEAD: "SERIES_HEAD", SERIES_CHUNK: "SERIES_CHUNK",
+    SERIES_END: "SERIES_END", SERIES_NEXT: "SERIES_NEXT", SERIES_CANCEL: "SERIES_CANCEL",
+    PING: "PING", PONG: "PONG",
+}
+
+
+class ProtocolError(Exception):
+    """The peer broke the protocol: the connection that did it is closed, nothing else."""
+
+
+class Frame(NamedTuple):
+    type: int
+    request_id: int
+    payload: bytes
+
+
+def header(frame_type: int, request_id: int, length: int) -> bytes:
+    if length > MAX_PAYLOAD:
+        # Never send what the peer must reject: a series is split into chunks well below this.
+        raise ValueError("payload of %d bytes exceeds the %d-byte frame limit" % (length, MAX_PAYLOAD))
+    return HEADER.pack(MAGIC, VERSION, frame_type, 0, 0, request_id & 0xFFFFFFFF, length)
+
+
+def encode_json(value) -> bytes:
+    # allow_nan=False: NaN/Infinity are not JSON and a strict C++ parser would reject them;
+    # callers turn non-finite floats into null first (records.py).
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def decode_json(frame: Frame) -> dict:
+    """A JSON-object payload, or ProtocolError (a malformed payload drops the connection)."""
+    try:
+        value = json.loads(frame.payload.decode("utf-8")) if frame.payload else {}
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ProtocolError("%s payload is not UTF-8 JSON: %s" % (NAMES.get(frame.type, frame.type), e))
+    if not isinstance(value, dict):
+        raise ProtocolError("%s payload is not a JSON object" % NAMES.get(frame.type, frame.type))
+    return value
+
+
+def _recv_exact(sock: socket.socket, n: int, at_boundary: bool) -> Optional[bytes]:
+    """n bytes, or None if the peer closed cleanly before the first byte of a frame."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        r = sock.recv_into(view[got:], n - got)
+        if r == 0:
+            if got == 0 and at_boundary:
+                return None
+            raise ProtocolError("connection closed inside a frame (%d of %d bytes)" % (got, n))
+        got += r
+    return bytes(buf)
+
+
+def read_frame(sock: socket.socket, max_payload: int = MAX_PAYLOAD) -> Optional[Frame]:
+    """The next frame; None on a clean close between frames. Socket timeouts propagate."""
+    raw = _recv_exact(sock, HEADER_SIZE, at_boundary=True)
+    if raw is None:
+        return None
+    magic, version, ftype, flags, reserved, request_id, length = HEADER.unpack(raw)
+    if magic != MAGIC:
+        raise ProtocolError("bad magic %r" % magic)
+    if version != VERSION:
+        raise ProtocolError("unsupported frame version %d (this side speaks %d)" % (version, VERSION))
+    if ftype not in KNOWN_TYPES:
+        raise ProtocolError("unknown frame type 0x%02x" % ftype)
+    if flags or reserved:
+        raise ProtocolError("non-zero flags/reserved bits")
+    if length > max_payload:
+        # Checked before reading a byte of the payload, so an oversized frame costs no memory.
+        raise ProtocolError("frame of %d bytes exceeds the %d-byte limit" % (length, max_payload))
+    payload = _recv_exact(sock, length, at_boundary=False) if length else b""
+    return Frame(ftype, request_id, payload)
+
+
+def send_frame(sock: socket.socket, frame_type: int, request_id: int, payload=b"") -> None:
+    """Send one frame. Small payloads go in one write; large ones (series chunks, a memoryview
+    over the array's own buffer) are written after the header without being copied."""
+    length = len(payload) if not isinstance(payload, memoryview) else payload.nbytes
+    head = header(frame_type, request_id, length)
+    if length <= 64 * 1024:
+        sock.sendall(head + bytes(payload))
+    else:
+        sock.sendall(head)
+        sock.sendall(payload)
+
+
+def send_json(sock: socket.socket, frame_type: int, request_id: int, value) -> None:
+    send_frame(sock, frame_type, request_id, encode_json(value))
