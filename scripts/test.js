@@ -7,7 +7,8 @@
 //   3. the tap suites (test/**/*.test.ts) against the real addon and real HTTP servers on loopback,
 //      with TRADEAPI_TEST_PYTHON naming the Python of build/pyenv, a venv kept in step with
 //      test/interop/requirements.txt (the Python clients of the interop test);
-//   4. schemathesis against the OpenAPI documents of the full, prefixed+key and read-only servers;
+//   4. the bridge's Python suites (bridge/tests/run.sh), then schemathesis against the OpenAPI
+//      documents of the full, prefixed+key and read-only servers;
 //   5. in CI (or TRADEAPI_UWS_CHROOT=1, as root): the HTTP suites once more inside a Debian 13 root,
 //      where uWebSockets.js loads.
 // Prints one plain "N passed, N failed" line per stage and a total at the end.
@@ -126,7 +127,18 @@ if (counts) {
 summary.push({ label: 'tap (TypeScript suites)', passed: tapPassed, failed: tapFailed + (tap.ok || tapFailed ? 0 : 1) });
 if (!tap.ok) fail('tap');
 
-// 3b. Schemathesis against the three deployments' own OpenAPI documents (test/fuzz/run-schemathesis.sh,
+// 3b. The bridge beside a real terminal (bridge/, Python): vermin --target=3.9 and its unittest suites
+// (frames, the HMAC handshake, real bridge processes over the MetaTrader5 stand-in), in a venv it
+// keeps at build/bridge-venv.
+{
+  const label = 'bridge (Python, over the MetaTrader5 stand-in)';
+  const r = run(label, 'sh', [path.join(root, 'bridge', 'tests', 'run.sh')], { capture: true });
+  const c = /(\d+) passed, (\d+) failed/.exec(r.stdout);
+  summary.push({ label, passed: Number(c?.[1] ?? 0), failed: Number(c?.[2] ?? (r.ok ? 0 : 1)) });
+  if (!r.ok) fail(label);
+}
+
+// 3c. Schemathesis against the three deployments' own OpenAPI documents (test/fuzz/run-schemathesis.sh,
 // every operation, --checks all), with a bounded number of examples so that it fits the CI budget
 // (TRADEAPI_FUZZ_EXAMPLES, default 25 per operation: ~2 min on 2 cores). Its venv is kept in
 // build/fuzz-venv; reports and server logs go to build/fuzz.
