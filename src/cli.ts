@@ -152,6 +152,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     `tradeapi serving${ro ? ' read-only' : ''} with ${server.adapter} on http://${config.host}:${server.port}${config.routerPrefix}/`,
   );
 
+  if (target !== 'sim') {
+    // The bridge is reached lazily; say at once whether it answers (the message never holds the secret).
+    terminal.version().then(
+      () => logger.info({ terminal: target }, `bridge ${target.url} connected`),
+      (e: unknown) => logger.warn({ terminal: target }, `bridge ${target.url} not usable yet (requests get 503 until it is): ${e instanceof Error ? e.message : String(e)}`),
+    );
+  }
+
   installShutdown(logger, async () => {
     await server.close(config.shutdownGraceMs);
     await terminal.close();
