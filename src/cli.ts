@@ -33,7 +33,8 @@ Environment, --read-only (the four variables above are ignored):
   API_TRUST_PROXY                         reverse proxies in front (X-Forwarded-For), default 0
 
 Environment, both:
-  TRADEAPI_TERMINAL                       terminal to use: sim (default, the only one so far)
+  TRADEAPI_TERMINAL                       terminal to use: sim (default) or tcp://HOST:PORT (a bridge)
+  TRADEAPI_BRIDGE_SECRET                  the bridge's shared secret (required with tcp://, never logged)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
   TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 32 MiB of RAM, 32..1024)
@@ -119,9 +120,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   // Loaded only now (they load the native addon), so that a configuration error is reported at
   // once and never depends on the addon.
-  const { openSimTerminal } = await import('./terminal/index.js');
+  const { openSimTerminal, openBridgeTerminal } = await import('./terminal/index.js');
   const { startServer } = await import('./server.js');
-  const terminal = openSimTerminal();
+  const target = config.terminal;
+  const terminal = target === 'sim' ? openSimTerminal() : openBridgeTerminal(target.url, target.secret);
   let server;
   try {
     server = await startServer({ terminal, config, adapter: choice.adapter, logger });
@@ -149,6 +151,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     `tradeapi serving${ro ? ' read-only' : ''} with ${server.adapter} on http://${config.host}:${server.port}${config.routerPrefix}/`,
   );
+
+  if (target !== 'sim') {
+    // The bridge is reached lazily; say at once whether it answers (the message never holds the secret).
+    terminal.version().then(
+      () => logger.info({ terminal: target }, `bridge ${target.url} connected`),
+      (e: unknown) => logger.warn({ terminal: target }, `bridge ${target.url} not usable yet (requests get 503 until it is): ${e instanceof Error ? e.message : String(e)}`),
+    );
+  }
 
   installShutdown(logger, async () => {
     await server.close(config.shutdownGraceMs);

@@ -13,8 +13,8 @@ export interface Config {
   readonly maxMarketBookSubscriptions: number;
   /** '' or '/segment[/segment…]' with no trailing slash. */
   readonly routerPrefix: string;
-  /** Which terminal backs the service; only the simulated one exists so far. */
-  readonly terminal: 'sim';
+  /** Which terminal backs the service: the embedded simulator, or a bridge (TRADEAPI_TERMINAL=tcp://HOST:PORT). */
+  readonly terminal: TerminalChoice;
   /** Forced adapter; undefined = uWS where it loads, else node:http. */
   readonly http: AdapterName | undefined;
   readonly host: string;
@@ -32,6 +32,19 @@ export interface Config {
    * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
    */
   readonly readOnly: ReadOnlySettings | undefined;
+}
+
+/** 'sim', or the bridge to reach: `url` is the normalised tcp://HOST:PORT. */
+export type TerminalChoice = 'sim' | BridgeTarget;
+
+export interface BridgeTarget {
+  readonly kind: 'bridge';
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** TRADEAPI_BRIDGE_SECRET; never logged (toJSON leaves it out). */
+  readonly secret: string;
+  toJSON(): { kind: 'bridge'; url: string };
 }
 
 /** Settings of the read-only mode, from its own variables (API_*, TRADE_API_KEY). */
@@ -144,7 +157,7 @@ type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'max
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
   return {
-    terminal: parseTerminal(env.TRADEAPI_TERMINAL),
+    terminal: parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET),
     http: parseAdapter(env.TRADEAPI_HTTP),
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
@@ -307,9 +320,26 @@ function parseSwitch(name: string, raw: string | undefined, fallback: boolean): 
   throw new ConfigError(`${name} must be 1 or 0; got ${JSON.stringify(raw)}`);
 }
 
-function parseTerminal(raw: string | undefined): 'sim' {
+/** The bridge refuses shorter secrets (docs/bridge-protocol.md §4). */
+export const MIN_BRIDGE_SECRET_BYTES = 16;
+
+function parseTerminal(raw: string | undefined, secret: string | undefined): TerminalChoice {
   if (raw === undefined || raw.trim() === '' || raw.trim().toLowerCase() === 'sim') return 'sim';
-  throw new ConfigError(`TRADEAPI_TERMINAL must be 'sim' (the only terminal available so far); got ${JSON.stringify(raw)}`);
+  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !(port >= 1 && port <= 65535)) {
+    throw new ConfigError(`TRADEAPI_TERMINAL must be 'sim' or tcp://HOST:PORT (a bridge, port 1-65535); got ${JSON.stringify(raw)}`);
+  }
+  if (secret === undefined || secret === '') throw new ConfigError('TRADEAPI_TERMINAL=tcp://… needs TRADEAPI_BRIDGE_SECRET (the secret the bridge was started with)');
+  if (Buffer.byteLength(secret, 'utf8') < MIN_BRIDGE_SECRET_BYTES) {
+    throw new ConfigError(`TRADEAPI_BRIDGE_SECRET must be at least ${MIN_BRIDGE_SECRET_BYTES} bytes`);
+  }
+  const host = m[1]!.replace(/^\[(.*)\]$/, '$1');
+  const url = `tcp://${m[1]}:${port}`;
+  const target = { kind: 'bridge' as const, url, host, port, toJSON: () => ({ kind: 'bridge' as const, url }) };
+  // Not enumerable: spreading or inspecting the config never shows it.
+  Object.defineProperty(target, 'secret', { value: secret, enumerable: false });
+  return target as BridgeTarget;
 }
 
 function parseAdapter(raw: string | undefined): AdapterName | undefined {

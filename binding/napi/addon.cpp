@@ -1,5 +1,5 @@
-// Module entry: createSimTerminal(config, {queueTimeoutMs}), the constants table and the native
-// accept loop (startAcceptor).
+// Module entry: createSimTerminal(config, {queueTimeoutMs}), createBridgeTerminal({host, port,
+// secret, ...}, {queueTimeoutMs}), the constants table and the native accept loop (startAcceptor).
 #include <napi.h>
 
 #include <memory>
@@ -7,6 +7,7 @@
 #include "acceptor_js.h"
 #include "allocator.h"
 #include "args.h"
+#include "bridge/bridge_terminal.h"
 #include "parquet_js.h"
 #include "sim/sim_terminal.h"
 #include "sim_config_js.h"
@@ -33,6 +34,37 @@ Napi::Value CreateSimTerminal(const Napi::CallbackInfo& info) {
   return TerminalWrap::Create(env, std::move(terminal), queue_timeout_ms);
 }
 
+// A terminal behind a bridge (docs/bridge-protocol.md). Connects lazily: the first call connects
+// and authenticates, so creating one never blocks the JS thread.
+Napi::Value CreateBridgeTerminal(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object config = ObjectArg(info, 0);
+  Napi::Object options = ObjectArg(info, 1);
+  int64_t queue_timeout_ms = OptInt(options, "queueTimeoutMs").value_or(30000);
+  if (queue_timeout_ms <= 0) throw Napi::TypeError::New(env, "queueTimeoutMs must be positive");
+  bridge::BridgeOptions o;
+  o.host = OptString(config, "host").value_or(o.host);
+  int64_t port = OptInt(config, "port").value_or(o.port);
+  if (port <= 0 || port > 65535) throw Napi::TypeError::New(env, "port must be 1..65535");
+  o.port = static_cast<uint16_t>(port);
+  auto secret = OptString(config, "secret");
+  if (!secret || secret->size() < 16) throw Napi::TypeError::New(env, "secret must be at least 16 bytes");
+  o.secret = *secret;
+  auto ms = [&](const char* name, int& field) {
+    auto v = OptInt(config, name);
+    if (!v) return;
+    if (*v <= 0 || *v > 3600000) throw Napi::TypeError::New(env, std::string(name) + " must be 1..3600000");
+    field = static_cast<int>(*v);
+  };
+  ms("connectTimeoutMs", o.connect_timeout_ms);
+  ms("handshakeTimeoutMs", o.handshake_timeout_ms);
+  ms("ioTimeoutMs", o.io_timeout_ms);
+  ms("backoffInitialMs", o.backoff_initial_ms);
+  ms("backoffMaxMs", o.backoff_max_ms);
+  std::shared_ptr<Terminal> terminal = std::make_shared<bridge::BridgeTerminal>(std::move(o));
+  return TerminalWrap::Create(env, std::move(terminal), queue_timeout_ms);
+}
+
 // {FAMILY: {NAME: value, ...}, ...} from constants.def, in table order.
 Napi::Object Constants(Napi::Env env) {
   Napi::Object families = Napi::Object::New(env);
@@ -53,6 +85,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   auto* ctor = new Napi::FunctionReference(Napi::Persistent(TerminalWrap::Define(env)));
   env.SetInstanceData<Napi::FunctionReference>(ctor);
   exports.Set("createSimTerminal", Napi::Function::New(env, CreateSimTerminal));
+  exports.Set("createBridgeTerminal", Napi::Function::New(env, CreateBridgeTerminal));
   exports.Set("constants", Constants(env));
   exports.Set("measureHandoff", Napi::Function::New(env, MeasureHandoff));
   exports.Set("ParquetWriter", DefineParquetWriter(env));

@@ -1,5 +1,5 @@
 // The terminal layer as the rest of the service sees it.
-import { addon, type SimConfig } from './native.js';
+import { addon, type BridgeConfig, type SimConfig } from './native.js';
 import { NativeTerminalFacade } from './native-terminal.js';
 import type { Terminal } from './terminal.js';
 
@@ -7,7 +7,7 @@ export type { Terminal, TradeFilter, HistoryFilter, SeriesOptions } from './term
 export type { Series, TickChunk, RateChunk } from './series.js';
 export { TickFields, RateFields } from './series.js';
 export { TerminalError, isTerminalError, type TerminalErrorKind } from './errors.js';
-export type { SimConfig } from './native.js';
+export type { SimConfig, BridgeConfig } from './native.js';
 export * from './records.js';
 export { constants, allConstants, parseConstant, constantName, type ConstantFamily } from './constants.js';
 
@@ -32,4 +32,22 @@ export function openSimTerminal(config: SimConfig = {}, options: OpenOptions = {
   return new NativeTerminalFacade('sim', native, {
     callTimeoutMs: timeout,
   });
+}
+
+export type BridgeOptions = OpenOptions & Omit<BridgeConfig, 'host' | 'port' | 'secret'>;
+
+/**
+ * A real terminal behind a bridge (docs/bridge-protocol.md) at tcp://HOST:PORT. Connects lazily:
+ * while the bridge is unreachable or refuses the secret, calls fail with kind 'unavailable'
+ * (HTTP 503 + Retry-After) and the next call after the backoff tries again.
+ */
+export function openBridgeTerminal(url: string, secret: string, options: BridgeOptions = {}): Terminal {
+  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(url);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !(port >= 1 && port <= 65535)) throw new TypeError(`bridge address must be tcp://HOST:PORT; got ${JSON.stringify(url)}`);
+  const { callTimeoutMs, ...bridge } = options;
+  const timeout = callTimeoutMs ?? 30_000;
+  const host = m[1]!.replace(/^\[(.*)\]$/, '$1');
+  const native = addon.createBridgeTerminal({ ...bridge, host, port, secret }, { queueTimeoutMs: timeout });
+  return new NativeTerminalFacade('bridge', native, { callTimeoutMs: timeout });
 }

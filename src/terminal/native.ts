@@ -89,8 +89,24 @@ export interface SimConfig {
   tradeAllowed?: boolean;
 }
 
+/** Where the bridge is and how long to wait for it (binding/bridge/bridge_terminal.h). */
+export interface BridgeConfig {
+  host: string;
+  port: number;
+  /** TRADEAPI_BRIDGE_SECRET (at least 16 bytes); never sent, never logged. */
+  secret: string;
+  connectTimeoutMs?: number;
+  handshakeTimeoutMs?: number;
+  /** Longest wait for one reply frame (default 40 s, above the bridge's call timeout). */
+  ioTimeoutMs?: number;
+  /** Reconnect backoff after a failure: first delay, doubling up to the max (defaults 100 / 1000 ms). */
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+}
+
 export interface NativeAddon {
   createSimTerminal(config?: SimConfig, options?: { queueTimeoutMs?: number }): NativeTerminal;
+  createBridgeTerminal(config: BridgeConfig, options?: { queueTimeoutMs?: number }): NativeTerminal;
   constants: Record<string, Record<string, number>>;
   /** Bench aid: ms spent handing a `rows`-row tick chunk to JS (conversion only). */
   measureHandoff(rows: number): { ms: number; chunk: unknown };

@@ -37,11 +37,28 @@ t.test('defaults and normalisation', async (t) => {
   }
 });
 
+t.test('TRADEAPI_TERMINAL=tcp://HOST:PORT: a bridge, with TRADEAPI_BRIDGE_SECRET', async (t) => {
+  const secret = 'bridge-secret-0123456789abcdef';
+  const c = loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: secret });
+  t.match(c.terminal, { kind: 'bridge', url: 'tcp://127.0.0.1:18812', host: '127.0.0.1', port: 18812 });
+  t.equal(c.terminal !== 'sim' && c.terminal.secret, secret, 'the secret is there for the terminal');
+  t.notMatch(JSON.stringify(c), secret, 'but not in the config as logged');
+  t.notMatch(JSON.stringify({ ...c }), secret);
+  t.match(loadConfig({ TRADEAPI_TERMINAL: 'tcp://[::1]:9', TRADEAPI_BRIDGE_SECRET: secret }).terminal, { host: '::1', port: 9 });
+  t.match(loadConfig({ TRADEAPI_TERMINAL: 'tcp://bridge.internal:18812', TRADEAPI_BRIDGE_SECRET: secret }).terminal, { host: 'bridge.internal' });
+  for (const bad of ['tcp://127.0.0.1', 'tcp://127.0.0.1:0', 'tcp://127.0.0.1:70000', 'http://127.0.0.1:18812', 'tcp://a b:1', 'tcp://h:1/x', 'bridge']) {
+    t.throws(() => loadConfig({ TRADEAPI_TERMINAL: bad, TRADEAPI_BRIDGE_SECRET: secret }), { name: 'ConfigError', message: /TRADEAPI_TERMINAL must be 'sim' or tcp:\/\/HOST:PORT/ }, bad);
+  }
+  t.throws(() => loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812' }), { message: /needs TRADEAPI_BRIDGE_SECRET/ });
+  t.throws(() => loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: 'short' }), { message: /at least 16 bytes/ });
+});
+
 const runCli = (args: string[], env: Record<string, string>): Promise<Run> => run(args, { ...process.env, ...env });
 
 t.test('the CLI refuses bad configuration before listening', async (t) => {
   const cases: Array<[Record<string, string>, string[], RegExp]> = [
     [{ TRADEAPI_TERMINAL: 'mt5' }, ['serve'], /TRADEAPI_TERMINAL must be 'sim'/],
+    [{ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: '' }, ['serve'], /needs TRADEAPI_BRIDGE_SECRET/],
     [{ TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS: '0' }, ['serve'], /TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS must be a positive integer/],
     [{ TRADEAPI_ROUTER_PREFIX: '../x' }, ['serve'], /TRADEAPI_ROUTER_PREFIX/],
     [{ TRADEAPI_LOG_LEVEL: 'loud' }, ['serve'], /TRADEAPI_LOG_LEVEL/],

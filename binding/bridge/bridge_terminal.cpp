@@ -1,0 +1,619 @@
+#include "bridge_terminal.h"
+
+#include <algorithm>
+#include <random>
+#include <utility>
+
+#include "records_json.h"
+#include "series_layout.h"
+#include "sha256.h"
+
+namespace tradeapi::bridge {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kClientLabel = "tradeapi-bridge/1 client";
+constexpr const char* kServerLabel = "tradeapi-bridge/1 server";
+
+TerminalError unavailable(const std::string& why) { return TerminalError(ErrorKind::Unavailable, -10004, why); }
+TerminalError timed_out(const std::string& why) { return TerminalError(ErrorKind::Timeout, -10005, why); }
+
+struct WireError {
+  std::string kind;
+  int64_t code = -1;
+  std::string message;
+};
+
+WireError parse_error(const std::string& payload) {
+  json j = parse_json_object(payload, "ERROR");
+  WireError e;
+  if (j.contains("kind") && j["kind"].is_string()) e.kind = j["kind"].get<std::string>();
+  if (j.contains("code") && j["code"].is_number_integer()) e.code = j["code"].get<int64_t>();
+  if (j.contains("message") && j["message"].is_string()) e.message = j["message"].get<std::string>();
+  return e;
+}
+
+TerminalError to_terminal_error(const WireError& e) {
+  ErrorKind kind = ErrorKind::CallFailed;
+  if (e.kind == "invalid_params") kind = ErrorKind::InvalidParams;
+  else if (e.kind == "not_found") kind = ErrorKind::NotFound;
+  else if (e.kind == "not_subscribed") kind = ErrorKind::NotSubscribed;
+  else if (e.kind == "unavailable" || e.kind == "auth_failed" || e.kind == "protocol") kind = ErrorKind::Unavailable;
+  else if (e.kind == "timeout") kind = ErrorKind::Timeout;
+  // call_failed, cancelled and unknown kinds: CallFailed.
+  return TerminalError(kind, e.code, e.message.empty() ? std::string("bridge: ") + e.kind : e.message);
+}
+
+std::string random_bytes(size_t n) {
+  static thread_local std::random_device rd;
+  std::string out(n, '\0');
+  for (size_t i = 0; i < n; i += 4) {
+    uint32_t v = rd();
+    for (size_t k = 0; k < 4 && i + k < n; ++k) out[i + k] = static_cast<char>(v >> (8 * k));
+  }
+  return out;
+}
+
+std::string mac_hex(const std::string& secret, const char* label, const std::string& ns, const std::string& nc) {
+  return to_hex(hmac_sha256(secret, std::string(label) + ns + nc));
+}
+
+}  // namespace
+
+json parse_json_object(const std::string& payload, const char* frame) {
+  json j = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw ProtocolError(std::string(frame) + " payload is not a JSON object");
+  return j;
+}
+
+TerminalError error_from_frame(const std::string& payload) { return to_terminal_error(parse_error(payload)); }
+
+// ---- Connection -----------------------------------------------------------------------------
+
+std::unique_ptr<Connection> Connection::open(const BridgeOptions& o) {
+  auto c = std::make_unique<Connection>();
+  const std::string where = o.host + ":" + std::to_string(o.port);
+  try {
+    c->socket_ = Socket::connect(o.host, o.port, o.connect_timeout_ms, o.handshake_timeout_ms);
+  } catch (const SocketError& e) {
+    throw unavailable(std::string("bridge unreachable: ") + e.what());
+  }
+  try {
+    Frame hello = c->read();
+    if (hello.header.type != FrameType::Hello) throw ProtocolError("expected HELLO");
+    json h = parse_json_object(hello.payload, "HELLO");
+    if (!h.contains("protocol") || h["protocol"] != 1)
+      throw unavailable("bridge at " + where + " speaks protocol " + h.value("protocol", json()).dump() + ", this client 1");
+    std::string ns;
+    if (!h.contains("nonce") || !h["nonce"].is_string() || !from_hex(h["nonce"].get<std::string>(), ns) || ns.size() != 32)
+      throw ProtocolError("HELLO nonce is not 32 hex-encoded bytes");
+    std::string nc = random_bytes(32);
+    c->write_json(FrameType::Auth, 0,
+                  json{{"protocol", 1}, {"nonce", to_hex(nc.data(), nc.size())}, {"mac", mac_hex(o.secret, kClientLabel, ns, nc)}});
+    Frame reply = c->read();
+    if (reply.header.type == FrameType::Error) {
+      WireError e = parse_error(reply.payload);
+      if (e.kind == "auth_failed")
+        throw unavailable("bridge at " + where + " refused authentication: TRADEAPI_BRIDGE_SECRET differs from the bridge's");
+      throw unavailable("bridge at " + where + " refused the handshake: " + e.kind + " " + e.message);
+    }
+    if (reply.header.type != FrameType::AuthOk) throw ProtocolError("expected AUTH_OK");
+    json ok = parse_json_object(reply.payload, "AUTH_OK");
+    std::string expected = mac_hex(o.secret, kServerLabel, ns, nc);
+    std::string got = ok.contains("mac") && ok["mac"].is_string() ? ok["mac"].get<std::string>() : std::string();
+    std::transform(got.begin(), got.end(), got.begin(), [](char ch) { return static_cast<char>(std::tolower(static_cast<unsigned char>(ch))); });
+    if (!equal_constant_time(got, expected))
+      throw unavailable("bridge at " + where + " failed to prove the shared secret (not our bridge?); connection closed");
+    c->socket_.set_io_timeout(o.io_timeout_ms);
+  } catch (const SocketError& e) {
+    throw unavailable("bridge handshake with " + where + " failed: " + e.what());
+  } catch (const ProtocolError& e) {
+    throw unavailable("bridge handshake with " + where + " failed: protocol error: " + e.what());
+  }
+  return c;
+}
+
+uint32_t Connection::next_request_id() {
+  if (++last_id_ == 0) last_id_ = 1;
+  return last_id_;
+}
+
+void Connection::write(FrameType type, uint32_t request_id, const void* payload, size_t n) {
+  if (n > kMaxPayload) throw ProtocolError("request over 16 MiB");
+  auto h = encode_header(type, request_id, static_cast<uint32_t>(n));
+  if (n <= 4096) {  // one send for small frames
+    std::string buf(reinterpret_cast<const char*>(h.data()), h.size());
+    buf.append(static_cast<const char*>(payload), n);
+    socket_.send_all(buf.data(), buf.size());
+    return;
+  }
+  socket_.send_all(h.data(), h.size());
+  socket_.send_all(payload, n);
+}
+
+void Connection::write_json(FrameType type, uint32_t request_id, const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  write(type, request_id, s.data(), s.size());
+}
+
+Frame Connection::read() {
+  uint8_t h[kHeaderSize];
+  if (!socket_.recv_exact(h, sizeof h, /*allow_eof=*/true)) throw SocketError("connection closed by the bridge");
+  Frame f{decode_header(h), {}};
+  f.payload.resize(f.header.length);
+  if (f.header.length > 0) socket_.recv_exact(f.payload.data(), f.payload.size());
+  return f;
+}
+
+// ---- ConnectionPool -------------------------------------------------------------------------
+
+std::unique_ptr<Connection> ConnectionPool::acquire(bool& reused) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      reused = true;
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now < next_attempt_) {
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next_attempt_ - now).count();
+      throw unavailable(last_failure_ + " (next attempt in " + std::to_string(ms) + " ms)");
+    }
+  }
+  reused = false;
+  try {
+    auto c = Connection::open(options_);
+    std::lock_guard<std::mutex> lock(mu_);
+    delay_ms_ = 0;
+    next_attempt_ = {};
+    return c;
+  } catch (const TerminalError& e) {
+    failed(e.what());
+    throw;
+  }
+}
+
+void ConnectionPool::release(std::unique_ptr<Connection> c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (idle_.size() < options_.max_idle) idle_.push_back(std::move(c));
+}
+
+void ConnectionPool::failed(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  delay_ms_ = delay_ms_ == 0 ? options_.backoff_initial_ms : std::min(delay_ms_ * 2, options_.backoff_max_ms);
+  next_attempt_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_ms_);
+  last_failure_ = why;
+  idle_.clear();  // they reach the same bridge: presumably gone too
+}
+
+// ---- Series ---------------------------------------------------------------------------------
+
+namespace {
+
+template <typename Columns>
+class BridgeCursor : public SeriesCursor<Columns> {
+ public:
+  BridgeCursor(std::shared_ptr<ConnectionPool> pool, std::unique_ptr<Connection> conn, uint32_t id,
+               Transposer<Columns> transposer, std::string op)
+      : pool_(std::move(pool)), conn_(std::move(conn)), id_(id), tr_(std::move(transposer)), op_(std::move(op)) {}
+
+  ~BridgeCursor() override {
+    // Abandoned mid-series: closing is the cancel (the bridge drops what it was doing, §9).
+    if (conn_) conn_->close();
+  }
+
+  bool next(size_t max_rows, Columns& out) override {
+    clear_columns(out);
+    if (error_) throw *error_;
+    if (max_rows == 0) max_rows = 1;
+    for (;;) {
+      if (pos_ < chunk_rows_) {
+        size_t n = std::min(max_rows, chunk_rows_ - pos_);
+        tr_.append(reinterpret_cast<const uint8_t*>(chunk_.data()) + pos_ * tr_.itemsize(), n, out);
+        pos_ += n;
+        return true;
+      }
+      if (done_) return false;
+      read_frame();
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(TerminalError e, bool connection_lost) {
+    if (conn_) conn_->close();
+    conn_.reset();
+    if (connection_lost) pool_->failed(e.what());
+    chunk_.clear();
+    chunk_rows_ = pos_ = 0;
+    done_ = true;
+    error_ = e;
+    throw e;
+  }
+
+  std::string where() const { return op_ + " after " + std::to_string(received_) + " rows"; }
+
+  void read_frame() {
+    Frame f;
+    try {
+      f = conn_->read();
+      if (f.header.request_id != id_) throw ProtocolError("frame for another request");
+    } catch (const SocketTimeout& e) {
+      fail(timed_out("bridge series " + where() + ": " + e.what()), false);
+    } catch (const SocketError& e) {
+      fail(unavailable("bridge connection lost during " + where() + ": " + e.what()), true);
+    } catch (const ProtocolError& e) {
+      fail(unavailable("bridge protocol error during " + where() + ": " + e.what()), false);
+    }
+    switch (f.header.type) {
+      case FrameType::SeriesChunk: {
+        if (f.payload.empty() || f.payload.size() % tr_.itemsize() != 0)
+          fail(unavailable("bridge protocol error during " + where() + ": chunk is not whole rows"), false);
+        chunk_ = std::move(f.payload);
+        chunk_rows_ = chunk_.size() / tr_.itemsize();
+        pos_ = 0;
+        received_ += chunk_rows_;
+        uint8_t credit[4];
+        store_u32le(credit, 1);
+        try {
+          conn_->write(FrameType::SeriesNext, id_, credit, sizeof credit);
+        } catch (const SocketError& e) {
+          fail(unavailable("bridge connection lost during " + where() + ": " + e.what()), true);
+        }
+        return;
+      }
+      case FrameType::SeriesEnd: {
+        int64_t rows = -1;
+        try {
+          json j = parse_json_object(f.payload, "SERIES_END");
+          if (j.contains("rows") && j["rows"].is_number_integer()) rows = j["rows"].get<int64_t>();
+        } catch (const ProtocolError&) {
+        }
+        if (rows < 0 || static_cast<uint64_t>(rows) != received_)
+          fail(TerminalError(ErrorKind::CallFailed, -1,
+                             "bridge series " + where() + " ended claiming " + std::to_string(rows) + " rows"),
+               false);
+        done_ = true;
+        pool_->release(std::move(conn_));
+        return;
+      }
+      case FrameType::Error: {
+        TerminalError e = TerminalError(ErrorKind::CallFailed, -1, "");
+        try {
+          e = error_from_frame(f.payload);
+        } catch (const ProtocolError& pe) {
+          fail(unavailable(std::string("bridge protocol error: ") + pe.what()), false);
+        }
+        pool_->release(std::move(conn_));  // an ERROR never closes the connection (§6)
+        fail(e, false);
+      }
+      case FrameType::Pong:
+        return;
+      default:
+        fail(unavailable(std::string("bridge protocol error during ") + where() + ": unexpected " +
+                         frame_type_name(f.header.type)),
+             false);
+    }
+  }
+
+  std::shared_ptr<ConnectionPool> pool_;
+  std::unique_ptr<Connection> conn_;
+  uint32_t id_;
+  Transposer<Columns> tr_;
+  std::string op_;
+  std::string chunk_;
+  size_t chunk_rows_ = 0, pos_ = 0;
+  uint64_t received_ = 0;
+  bool done_ = false;
+  std::optional<TerminalError> error_;
+};
+
+// Sends one REQUEST and reads the first reply frame. A pooled connection that proves dead before
+// any reply is replaced once by a fresh one when retry_safe; for other ops a pooled connection is
+// first checked with PING, so a REQUEST is only ever sent once.
+std::pair<std::unique_ptr<Connection>, Frame> exchange(ConnectionPool& pool, const json& request, const char* op,
+                                                       bool retry_safe) {
+  for (int attempt = 0;; ++attempt) {
+    bool reused = false;
+    auto c = pool.acquire(reused);
+    bool sent = false;
+    try {
+      if (reused && !retry_safe) {
+        uint32_t pid = c->next_request_id();
+        c->write(FrameType::Ping, pid, "p", 1);
+        Frame pong = c->read();
+        if (pong.header.type != FrameType::Pong || pong.header.request_id != pid) throw ProtocolError("expected PONG");
+      }
+      uint32_t id = c->next_request_id();
+      sent = true;
+      c->write_json(FrameType::Request, id, request);
+      Frame f = c->read();
+      if (f.header.request_id != id) throw ProtocolError("reply carries another request id");
+      return {std::move(c), std::move(f)};
+    } catch (const SocketTimeout& e) {
+      c->close();
+      throw timed_out(std::string("bridge did not answer ") + op + " in time");
+    } catch (const SocketError& e) {
+      c->close();
+      if (reused && attempt == 0 && (retry_safe || !sent)) continue;
+      pool.failed(std::string("bridge connection lost: ") + e.what());
+      throw unavailable(std::string("bridge connection lost: ") + e.what());
+    } catch (const ProtocolError& e) {
+      c->close();
+      throw unavailable(std::string("bridge protocol error: ") + e.what());
+    }
+  }
+}
+
+}  // namespace
+
+// ---- BridgeTerminal -------------------------------------------------------------------------
+
+BridgeTerminal::BridgeTerminal(BridgeOptions options)
+    : pool_(std::make_shared<ConnectionPool>(std::move(options))) {}
+
+template <typename F>
+auto BridgeTerminal::guarded(F&& f) -> decltype(f()) {
+  try {
+    auto r = f();
+    last_error_ = LastError{};
+    return r;
+  } catch (const TerminalError& e) {
+    last_error_ = LastError{e.code(), e.what()};
+    throw;
+  }
+}
+
+json BridgeTerminal::call(const char* op, json args, bool retry_safe) {
+  json request{{"op", op}};
+  if (!args.is_null()) request["args"] = std::move(args);
+  auto [conn, f] = exchange(*pool_, request, op, retry_safe);
+  try {
+    switch (f.header.type) {
+      case FrameType::Result: {
+        json j = parse_json_object(f.payload, "RESULT");
+        if (!j.contains("value")) throw ProtocolError("RESULT without value");
+        pool_->release(std::move(conn));
+        return std::move(j["value"]);
+      }
+      case FrameType::Error: {
+        TerminalError e = error_from_frame(f.payload);
+        pool_->release(std::move(conn));
+        throw e;
+      }
+      default:
+        throw ProtocolError(std::string("unexpected ") + frame_type_name(f.header.type) + " for " + op);
+    }
+  } catch (const ProtocolError& e) {
+    if (conn) conn->close();
+    throw unavailable(std::string("bridge protocol error: ") + e.what());
+  }
+}
+
+template <typename Columns>
+std::unique_ptr<SeriesCursor<Columns>> BridgeTerminal::series(const char* op, json args) {
+  json request{{"op", op}, {"args", std::move(args)}, {"window", 2}};
+  auto [conn, f] = exchange(*pool_, request, op, true);
+  try {
+    switch (f.header.type) {
+      case FrameType::SeriesHead: {
+        json j = parse_json_object(f.payload, "SERIES_HEAD");
+        if (!j.contains("dtype")) throw ProtocolError("SERIES_HEAD without dtype");
+        Transposer<Columns> tr(parse_dtype(j["dtype"]));
+        uint32_t id = f.header.request_id;
+        return std::make_unique<BridgeCursor<Columns>>(pool_, std::move(conn), id, std::move(tr), op);
+      }
+      case FrameType::Error: {
+        TerminalError e = error_from_frame(f.payload);
+        pool_->release(std::move(conn));
+        throw e;
+      }
+      default:
+        throw ProtocolError(std::string("unexpected ") + frame_type_name(f.header.type) + " for " + op);
+    }
+  } catch (const ProtocolError& e) {
+    if (conn) conn->close();
+    throw unavailable(std::string("bridge protocol error: ") + e.what());
+  }
+}
+
+namespace {
+
+template <typename R>
+R record(const json& v) {
+  R r;
+  FromJson(v, r);
+  return r;
+}
+
+template <typename R>
+std::vector<R> records(const json& v, const char* what) {
+  if (!v.is_array()) throw TerminalError(ErrorKind::CallFailed, -1, std::string("bridge answer: ") + what + " is not an array");
+  std::vector<R> out;
+  out.reserve(v.size());
+  for (const auto& item : v) out.push_back(record<R>(item));
+  return out;
+}
+
+int64_t integer(const json& v, const char* op) {
+  if (!v.is_number_integer()) throw TerminalError(ErrorKind::CallFailed, -1, std::string("bridge answer to ") + op + " is not an integer");
+  return v.get<int64_t>();
+}
+
+double number(const json& v, const char* op) {
+  if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (!v.is_number()) throw TerminalError(ErrorKind::CallFailed, -1, std::string("bridge answer to ") + op + " is not a number");
+  return v.get<double>();
+}
+
+bool boolean(const json& v, const char* op) {
+  if (!v.is_boolean()) throw TerminalError(ErrorKind::CallFailed, -1, std::string("bridge answer to ") + op + " is not a boolean");
+  return v.get<bool>();
+}
+
+json trade_filter_args(const TradeFilter& f) {
+  json a = json::object();
+  if (f.symbol) a["symbol"] = *f.symbol;
+  if (f.group) a["group"] = *f.group;
+  if (f.ticket) a["ticket"] = *f.ticket;
+  return a;
+}
+
+json history_filter_args(const HistoryFilter& f) {
+  json a = json::object();
+  if (f.date_from) a["date_from"] = *f.date_from;
+  if (f.date_to) a["date_to"] = *f.date_to;
+  if (f.ticket) a["ticket"] = *f.ticket;
+  if (f.position) a["position"] = *f.position;
+  if (f.group) a["group"] = *f.group;
+  if (f.symbol) a["symbol"] = *f.symbol;
+  return a;
+}
+
+}  // namespace
+
+Version BridgeTerminal::version() {
+  return guarded([&] {
+    json v = call("version", nullptr);
+    if (!v.is_array() || v.size() != 3 || !v[0].is_number_integer() || !v[1].is_number_integer() || !v[2].is_string())
+      throw TerminalError(ErrorKind::CallFailed, -1, "bridge answer to version is not [int, int, str]");
+    return Version{v[0].get<int64_t>(), v[1].get<int64_t>(), v[2].get<std::string>()};
+  });
+}
+
+// The client's own last error (§8: the bridge's last_error is any client's).
+LastError BridgeTerminal::last_error() { return last_error_; }
+
+TerminalInfo BridgeTerminal::terminal_info() {
+  return guarded([&] { return record<TerminalInfo>(call("terminal_info", nullptr)); });
+}
+AccountInfo BridgeTerminal::account_info() {
+  return guarded([&] { return record<AccountInfo>(call("account_info", nullptr)); });
+}
+int64_t BridgeTerminal::symbols_total() {
+  return guarded([&] { return integer(call("symbols_total", nullptr), "symbols_total"); });
+}
+std::vector<SymbolInfo> BridgeTerminal::symbols_get(const std::optional<std::string>& group) {
+  return guarded([&] {
+    json a = json::object();
+    if (group) a["group"] = *group;
+    return records<SymbolInfo>(call("symbols_get", a), "symbols_get");
+  });
+}
+SymbolInfo BridgeTerminal::symbol_info(const std::string& symbol) {
+  return guarded([&] { return record<SymbolInfo>(call("symbol_info", json{{"symbol", symbol}})); });
+}
+Tick BridgeTerminal::symbol_info_tick(const std::string& symbol) {
+  return guarded([&] { return record<Tick>(call("symbol_info_tick", json{{"symbol", symbol}})); });
+}
+bool BridgeTerminal::symbol_select(const std::string& symbol, bool enable) {
+  return guarded([&] {
+    return boolean(call("symbol_select", json{{"symbol", symbol}, {"enable", enable}}, false), "symbol_select");
+  });
+}
+bool BridgeTerminal::market_book_add(const std::string& symbol) {
+  return guarded([&] { return boolean(call("market_book_add", json{{"symbol", symbol}}, false), "market_book_add"); });
+}
+std::vector<BookInfo> BridgeTerminal::market_book_get(const std::string& symbol) {
+  return guarded([&] { return records<BookInfo>(call("market_book_get", json{{"symbol", symbol}}), "market_book_get"); });
+}
+bool BridgeTerminal::market_book_release(const std::string& symbol) {
+  return guarded([&] {
+    return boolean(call("market_book_release", json{{"symbol", symbol}}, false), "market_book_release");
+  });
+}
+
+std::unique_ptr<RateCursor> BridgeTerminal::copy_rates_from(const std::string& symbol, int64_t timeframe,
+                                                            int64_t date_from, int64_t count) {
+  return guarded([&] {
+    return series<RateColumns>("copy_rates_from",
+                               json{{"symbol", symbol}, {"timeframe", timeframe}, {"date_from", date_from}, {"count", count}});
+  });
+}
+std::unique_ptr<RateCursor> BridgeTerminal::copy_rates_from_pos(const std::string& symbol, int64_t timeframe,
+                                                                int64_t start_pos, int64_t count) {
+  return guarded([&] {
+    return series<RateColumns>("copy_rates_from_pos",
+                               json{{"symbol", symbol}, {"timeframe", timeframe}, {"start_pos", start_pos}, {"count", count}});
+  });
+}
+std::unique_ptr<RateCursor> BridgeTerminal::copy_rates_range(const std::string& symbol, int64_t timeframe,
+                                                             int64_t date_from, int64_t date_to) {
+  return guarded([&] {
+    return series<RateColumns>("copy_rates_range",
+                               json{{"symbol", symbol}, {"timeframe", timeframe}, {"date_from", date_from}, {"date_to", date_to}});
+  });
+}
+std::unique_ptr<TickCursor> BridgeTerminal::copy_ticks_from(const std::string& symbol, int64_t date_from_msc,
+                                                            int64_t count, int64_t flags) {
+  return guarded([&] {
+    return series<TickColumns>("copy_ticks_from",
+                               json{{"symbol", symbol}, {"date_from_msc", date_from_msc}, {"count", count}, {"flags", flags}});
+  });
+}
+std::unique_ptr<TickCursor> BridgeTerminal::copy_ticks_range(const std::string& symbol, int64_t date_from_msc,
+                                                             int64_t date_to_msc, int64_t flags) {
+  return guarded([&] {
+    return series<TickColumns>(
+        "copy_ticks_range",
+        json{{"symbol", symbol}, {"date_from_msc", date_from_msc}, {"date_to_msc", date_to_msc}, {"flags", flags}});
+  });
+}
+
+double BridgeTerminal::order_calc_margin(int64_t action, const std::string& symbol, double volume, double price) {
+  return guarded([&] {
+    return number(call("order_calc_margin", json{{"action", action}, {"symbol", symbol}, {"volume", volume}, {"price", price}}),
+                  "order_calc_margin");
+  });
+}
+double BridgeTerminal::order_calc_profit(int64_t action, const std::string& symbol, double volume, double price_open,
+                                         double price_close) {
+  return guarded([&] {
+    return number(call("order_calc_profit", json{{"action", action},
+                                                 {"symbol", symbol},
+                                                 {"volume", volume},
+                                                 {"price_open", price_open},
+                                                 {"price_close", price_close}}),
+                  "order_calc_profit");
+  });
+}
+OrderCheckResult BridgeTerminal::order_check(const TradeRequest& request) {
+  return guarded([&] { return record<OrderCheckResult>(call("order_check", json{{"request", ToJson(request)}})); });
+}
+
+int64_t BridgeTerminal::positions_total() {
+  return guarded([&] { return integer(call("positions_total", nullptr), "positions_total"); });
+}
+std::vector<TradePosition> BridgeTerminal::positions_get(const TradeFilter& filter) {
+  return guarded([&] { return records<TradePosition>(call("positions_get", trade_filter_args(filter)), "positions_get"); });
+}
+int64_t BridgeTerminal::orders_total() {
+  return guarded([&] { return integer(call("orders_total", nullptr), "orders_total"); });
+}
+std::vector<TradeOrder> BridgeTerminal::orders_get(const TradeFilter& filter) {
+  return guarded([&] { return records<TradeOrder>(call("orders_get", trade_filter_args(filter)), "orders_get"); });
+}
+int64_t BridgeTerminal::history_orders_total(int64_t date_from, int64_t date_to) {
+  return guarded([&] {
+    return integer(call("history_orders_total", json{{"date_from", date_from}, {"date_to", date_to}}), "history_orders_total");
+  });
+}
+std::vector<TradeOrder> BridgeTerminal::history_orders_get(const HistoryFilter& filter) {
+  return guarded([&] {
+    return records<TradeOrder>(call("history_orders_get", history_filter_args(filter)), "history_orders_get");
+  });
+}
+int64_t BridgeTerminal::history_deals_total(int64_t date_from, int64_t date_to) {
+  return guarded([&] {
+    return integer(call("history_deals_total", json{{"date_from", date_from}, {"date_to", date_to}}), "history_deals_total");
+  });
+}
+std::vector<TradeDeal> BridgeTerminal::history_deals_get(const HistoryFilter& filter) {
+  return guarded([&] {
+    return records<TradeDeal>(call("history_deals_get", history_filter_args(filter)), "history_deals_get");
+  });
+}
+
+}  // namespace tradeapi::bridge

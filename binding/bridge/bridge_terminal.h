@@ -1,0 +1,137 @@
+// The Terminal served by a bridge (docs/bridge-protocol.md): each operation is one REQUEST on an
+// authenticated connection; series stream as SERIES_HEAD/CHUNK/END into columns.
+//
+// Connections: idle authenticated connections wait in a pool; a call takes one (or connects and
+// authenticates a new one), an open series keeps its connection until SERIES_END. A lost or refused
+// connection is ErrorKind::Unavailable (the HTTP layer answers 503 + Retry-After); after a failure
+// the next connection attempt waits out a backoff (doubling up to backoff_max_ms), and calls in
+// between fail at once. A read-only call whose pooled connection turns out dead is re-sent once on
+// a fresh connection; symbol_select and market_book_add/release never are.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frame.h"
+#include "socket.h"
+#include "terminal/terminal.h"
+
+namespace tradeapi::bridge {
+
+struct BridgeOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 18812;
+  std::string secret;                // TRADEAPI_BRIDGE_SECRET, never logged or sent
+  int connect_timeout_ms = 3000;
+  int handshake_timeout_ms = 10000;  // the bridge's own limit (§4)
+  int io_timeout_ms = 40000;         // one reply frame; above the bridge's --call-timeout (30 s)
+  int backoff_initial_ms = 100;
+  int backoff_max_ms = 1000;
+  size_t max_idle = 4;
+};
+
+struct Frame {
+  FrameHeader header;
+  std::string payload;
+};
+
+// One authenticated connection.
+class Connection {
+ public:
+  // Connects and runs the handshake; throws TerminalError (Unavailable) with a reason that never
+  // contains the secret.
+  static std::unique_ptr<Connection> open(const BridgeOptions& options);
+
+  uint32_t next_request_id();
+  void write(FrameType type, uint32_t request_id, const void* payload, size_t n);
+  void write_json(FrameType type, uint32_t request_id, const nlohmann::json& j);
+  Frame read();  // throws SocketError / ProtocolError
+  void close() { socket_.close(); }
+
+ private:
+  Socket socket_;
+  uint32_t last_id_ = 0;
+};
+
+// Connections shared by the terminal and its open cursors.
+class ConnectionPool {
+ public:
+  explicit ConnectionPool(BridgeOptions options) : options_(std::move(options)) {}
+  // An idle connection (reused = true) or a new one; throws Unavailable during backoff or when
+  // the bridge cannot be reached/authenticated.
+  std::unique_ptr<Connection> acquire(bool& reused);
+  void release(std::unique_ptr<Connection> c);
+  // Notes a lost connection: the next connect waits out the backoff.
+  void failed(const std::string& why);
+
+ private:
+  BridgeOptions options_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  std::chrono::steady_clock::time_point next_attempt_{};
+  int delay_ms_ = 0;
+  std::string last_failure_;
+};
+
+nlohmann::json parse_json_object(const std::string& payload, const char* frame);
+// {kind, code, message} of an ERROR frame as the addon's error.
+TerminalError error_from_frame(const std::string& payload);
+
+class BridgeTerminal : public Terminal {
+ public:
+  explicit BridgeTerminal(BridgeOptions options);
+
+  Version version() override;
+  LastError last_error() override;
+  TerminalInfo terminal_info() override;
+  AccountInfo account_info() override;
+  int64_t symbols_total() override;
+  std::vector<SymbolInfo> symbols_get(const std::optional<std::string>& group) override;
+  SymbolInfo symbol_info(const std::string& symbol) override;
+  Tick symbol_info_tick(const std::string& symbol) override;
+  bool symbol_select(const std::string& symbol, bool enable) override;
+  bool market_book_add(const std::string& symbol) override;
+  std::vector<BookInfo> market_book_get(const std::string& symbol) override;
+  bool market_book_release(const std::string& symbol) override;
+  std::unique_ptr<RateCursor> copy_rates_from(const std::string& symbol, int64_t timeframe, int64_t date_from,
+                                              int64_t count) override;
+  std::unique_ptr<RateCursor> copy_rates_from_pos(const std::string& symbol, int64_t timeframe, int64_t start_pos,
+                                                  int64_t count) override;
+  std::unique_ptr<RateCursor> copy_rates_range(const std::string& symbol, int64_t timeframe, int64_t date_from,
+                                               int64_t date_to) override;
+  std::unique_ptr<TickCursor> copy_ticks_from(const std::string& symbol, int64_t date_from_msc, int64_t count,
+                                              int64_t flags) override;
+  std::unique_ptr<TickCursor> copy_ticks_range(const std::string& symbol, int64_t date_from_msc,
+                                               int64_t date_to_msc, int64_t flags) override;
+  double order_calc_margin(int64_t action, const std::string& symbol, double volume, double price) override;
+  double order_calc_profit(int64_t action, const std::string& symbol, double volume, double price_open,
+                           double price_close) override;
+  OrderCheckResult order_check(const TradeRequest& request) override;
+  int64_t positions_total() override;
+  std::vector<TradePosition> positions_get(const TradeFilter& filter) override;
+  int64_t orders_total() override;
+  std::vector<TradeOrder> orders_get(const TradeFilter& filter) override;
+  int64_t history_orders_total(int64_t date_from, int64_t date_to) override;
+  std::vector<TradeOrder> history_orders_get(const HistoryFilter& filter) override;
+  int64_t history_deals_total(int64_t date_from, int64_t date_to) override;
+  std::vector<TradeDeal> history_deals_get(const HistoryFilter& filter) override;
+
+ private:
+  // One REQUEST -> RESULT value; ERROR -> TerminalError. `retry_safe`: may be re-sent once on a
+  // fresh connection when a pooled one proves dead.
+  nlohmann::json call(const char* op, nlohmann::json args, bool retry_safe = true);
+  template <typename Columns>
+  std::unique_ptr<SeriesCursor<Columns>> series(const char* op, nlohmann::json args);
+  template <typename F>
+  auto guarded(F&& f) -> decltype(f());
+
+  std::shared_ptr<ConnectionPool> pool_;
+  LastError last_error_;
+};
+
+}  // namespace tradeapi::bridge
