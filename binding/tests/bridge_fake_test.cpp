@@ -1,0 +1,461 @@
+// The bridge client against a fake bridge: a loopback TCP server on a thread that does the
+// handshake of docs/bridge-protocol.md §4 with a known secret and then misbehaves on purpose. Each
+// misbehaviour must surface as a clean TerminalError (never a crash, a hang, or a series that looks
+// complete).
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "bridge/bridge_terminal.h"
+#include "bridge/frame.h"
+#include "bridge/sha256.h"
+
+using namespace tradeapi;
+using namespace tradeapi::bridge;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSecret = "fake-bridge-secret-0123456789";
+
+// One accepted connection, seen from the bridge's side. Every read waits at most a few seconds so
+// that a test whose client misbehaves fails instead of hanging.
+class Peer {
+ public:
+  explicit Peer(int fd) : fd_(fd) {}
+  ~Peer() { close(); }
+
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  void send_raw(const void* p, size_t n) {
+    const char* c = static_cast<const char*>(p);
+    while (n > 0) {
+      ssize_t k = ::send(fd_, c, n, MSG_NOSIGNAL);
+      if (k <= 0) return;  // the client went away: nothing left to tell it
+      c += k;
+      n -= static_cast<size_t>(k);
+    }
+  }
+  void send(FrameType t, uint32_t id, const std::string& payload) {
+    auto h = encode_header(t, id, static_cast<uint32_t>(payload.size()));
+    std::string buf(reinterpret_cast<const char*>(h.data()), h.size());
+    send_raw((buf + payload).data(), buf.size() + payload.size());
+  }
+  void send_json(FrameType t, uint32_t id, const json& j) { send(t, id, j.dump()); }
+
+  // false on EOF or after timeout_ms without a byte.
+  bool recv_exact(void* p, size_t n, int timeout_ms = 5000) {
+    char* c = static_cast<char*>(p);
+    while (n > 0) {
+      pollfd pf{fd_, POLLIN, 0};
+      if (::poll(&pf, 1, timeout_ms) <= 0) return false;
+      ssize_t k = ::recv(fd_, c, n, 0);
+      if (k <= 0) return false;
+      c += k;
+      n -= static_cast<size_t>(k);
+    }
+    return true;
+  }
+  // A frame from the client; false on EOF/timeout.
+  bool read(FrameHeader& h, std::string& payload, int timeout_ms = 5000) {
+    uint8_t b[kHeaderSize];
+    if (!recv_exact(b, sizeof b, timeout_ms)) return false;
+    h = decode_header(b);
+    payload.assign(h.length, '\0');
+    return h.length == 0 || recv_exact(payload.data(), payload.size(), timeout_ms);
+  }
+  // Reads until a REQUEST (skipping SERIES_NEXT and the like); its id, or 0 on EOF/timeout.
+  uint32_t read_request(json* body = nullptr) {
+    FrameHeader h{};
+    std::string p;
+    while (read(h, p)) {
+      if (h.type == FrameType::Request) {
+        if (body) *body = json::parse(p);
+        return h.request_id;
+      }
+    }
+    return 0;
+  }
+  // Waits until the client closes the connection (true) or timeout_ms passes (false), discarding
+  // whatever it sends meanwhile.
+  bool wait_closed(int timeout_ms = 5000) {
+    if (fd_ < 0) return true;
+    char buf[256];
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd pf{fd_, POLLIN, 0};
+      if (::poll(&pf, 1, static_cast<int>(left.count())) <= 0) continue;
+      if (::recv(fd_, buf, sizeof buf, 0) <= 0) return true;
+    }
+  }
+
+  // §4 from the bridge's side. Returns false if the client's AUTH is not what the secret proves.
+  bool handshake(bool wrong_proof = false) {
+    std::string ns(32, '\x5a');
+    for (size_t i = 0; i < ns.size(); ++i) ns[i] = static_cast<char>(i * 7 + 1);
+    send_json(FrameType::Hello, 0, {{"protocol", 1}, {"nonce", to_hex(ns.data(), ns.size())}, {"bridge", "fake"}});
+    FrameHeader h{};
+    std::string p;
+    if (!read(h, p) || h.type != FrameType::Auth) return false;
+    json a = json::parse(p);
+    std::string nc;
+    if (!from_hex(a.at("nonce").get<std::string>(), nc)) return false;
+    std::string client_mac = to_hex(hmac_sha256(kSecret, "tradeapi-bridge/1 client" + ns + nc));
+    if (a.at("mac").get<std::string>() != client_mac) return false;
+    std::string server_mac = to_hex(hmac_sha256(wrong_proof ? kSecret + "x" : kSecret, "tradeapi-bridge/1 server" + ns + nc));
+    send_json(FrameType::AuthOk, 0, {{"mac", server_mac}});
+    return true;
+  }
+
+ private:
+  int fd_;
+};
+
+// Serves each accepted connection with `script` on its own thread, one connection at a time.
+class FakeBridge {
+ public:
+  using Script = std::function<void(Peer&, int /*connection index*/)>;
+
+  explicit FakeBridge(Script script) : script_(std::move(script)) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(listen_fd_, 8) != 0)
+      throw std::runtime_error("fake bridge cannot listen");
+    socklen_t len = sizeof a;
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FakeBridge() {
+    stop_ = true;
+    thread_.join();
+    ::close(listen_fd_);
+  }
+
+  uint16_t port() const { return port_; }
+  int connections() const { return accepted_; }
+
+  BridgeOptions options(int io_timeout_ms = 5000) const {
+    BridgeOptions o;
+    o.port = port_;
+    o.secret = kSecret;
+    o.connect_timeout_ms = 2000;
+    o.handshake_timeout_ms = 5000;
+    o.io_timeout_ms = io_timeout_ms;
+    o.backoff_initial_ms = 1;
+    o.backoff_max_ms = 1;
+    return o;
+  }
+
+ private:
+  void serve() {
+    while (!stop_) {
+      pollfd pf{listen_fd_, POLLIN, 0};
+      if (::poll(&pf, 1, 50) <= 0) continue;
+      int fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) continue;
+      Peer peer(fd);
+      script_(peer, accepted_++);
+    }
+  }
+
+  Script script_;
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+};
+
+json tick_dtype() {
+  return json::parse(R"({"itemsize": 60, "fields": [
+    {"name": "time", "type": "<i8", "offset": 0}, {"name": "bid", "type": "<f8", "offset": 8},
+    {"name": "ask", "type": "<f8", "offset": 16}, {"name": "last", "type": "<f8", "offset": 24},
+    {"name": "volume", "type": "<u8", "offset": 32}, {"name": "time_msc", "type": "<i8", "offset": 40},
+    {"name": "flags", "type": "<u4", "offset": 48}, {"name": "volume_real", "type": "<f8", "offset": 52}]})");
+}
+
+// n packed tick rows, time = first..first+n-1.
+std::string tick_rows(size_t n, int64_t first = 1704189600) {
+  std::string rows(n * 60, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    int64_t t = first + static_cast<int64_t>(i);
+    int64_t msc = t * 1000;
+    double bid = 1.1;
+    std::memcpy(&rows[i * 60], &t, 8);
+    std::memcpy(&rows[i * 60 + 8], &bid, 8);
+    std::memcpy(&rows[i * 60 + 40], &msc, 8);
+  }
+  return rows;
+}
+
+void send_head(Peer& p, uint32_t id) { p.send_json(FrameType::SeriesHead, id, {{"dtype", tick_dtype()}}); }
+
+// Drains a cursor; returns the rows seen before it ended or threw, and the error if it threw.
+struct Drained {
+  size_t rows = 0;
+  bool completed = false;
+  std::optional<TerminalError> error;
+};
+Drained drain(TickCursor& c) {
+  Drained d;
+  TickColumns out;
+  try {
+    while (c.next(1000, out)) d.rows += out.rows();
+    d.completed = true;
+  } catch (const TerminalError& e) {
+    d.error = e;
+  }
+  return d;
+}
+
+std::unique_ptr<TickCursor> open_ticks(BridgeTerminal& t) { return t.copy_ticks_range("EURUSD", 0, 1000, 0); }
+
+#define EXPECT_KIND(stmt, k)                                  \
+  do {                                                        \
+    try {                                                     \
+      stmt;                                                   \
+      ADD_FAILURE() << #stmt " did not throw";                \
+    } catch (const TerminalError& e) {                        \
+      EXPECT_EQ(e.kind(), k) << e.what();                     \
+    }                                                         \
+  } while (0)
+
+}  // namespace
+
+// The fake itself: a well-behaved exchange (RESULT, then a complete series on the same connection).
+TEST(FakeBridge, WellBehavedSeriesCompletes) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    p.send_json(FrameType::Result, id, {{"value", 7}});
+    id = p.read_request();
+    send_head(p, id);
+    p.send(FrameType::SeriesChunk, id, tick_rows(3));
+    p.send(FrameType::SeriesChunk, id, tick_rows(2, 1704189603));
+    p.send_json(FrameType::SeriesEnd, id, {{"rows", 5}});
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  EXPECT_EQ(t.symbols_total(), 7);
+  auto c = open_ticks(t);
+  Drained d = drain(*c);
+  EXPECT_TRUE(d.completed);
+  EXPECT_EQ(d.rows, 5u);
+  EXPECT_EQ(fb.connections(), 1);  // the connection was reused
+}
+
+TEST(FakeBridge, ReplyWithAnotherRequestIdIsAnError) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    p.send_json(FrameType::Result, id + 1, {{"value", 7}});
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  EXPECT_KIND(t.symbols_total(), ErrorKind::Unavailable);
+}
+
+TEST(FakeBridge, ChunkWithAnotherRequestIdFailsTheSeries) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    send_head(p, id);
+    p.send(FrameType::SeriesChunk, id, tick_rows(2));
+    p.send(FrameType::SeriesChunk, id + 5, tick_rows(2));
+    p.send_json(FrameType::SeriesEnd, id, {{"rows", 4}});
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  auto c = open_ticks(t);
+  Drained d = drain(*c);
+  EXPECT_FALSE(d.completed);
+  ASSERT_TRUE(d.error);
+  EXPECT_EQ(d.error->kind(), ErrorKind::Unavailable);
+  EXPECT_EQ(d.rows, 2u);
+}
+
+TEST(FakeBridge, SeriesEndWithTheWrongRowCountFailsTheSeries) {
+  for (int claimed : {4, 6, -1}) {
+    FakeBridge fb([claimed](Peer& p, int) {
+      if (!p.handshake()) return;
+      uint32_t id = p.read_request();
+      send_head(p, id);
+      p.send(FrameType::SeriesChunk, id, tick_rows(3));
+      p.send(FrameType::SeriesChunk, id, tick_rows(2, 1704189603));
+      p.send_json(FrameType::SeriesEnd, id, {{"rows", claimed}});
+      p.wait_closed();
+    });
+    BridgeTerminal t(fb.options());
+    auto c = open_ticks(t);
+    Drained d = drain(*c);
+    EXPECT_FALSE(d.completed) << claimed;
+    ASSERT_TRUE(d.error) << claimed;
+    EXPECT_EQ(d.error->kind(), ErrorKind::CallFailed) << d.error->what();
+    // A cursor that failed keeps failing: it never turns into a clean end.
+    TickColumns out;
+    EXPECT_THROW(c->next(10, out), TerminalError);
+  }
+}
+
+TEST(FakeBridge, ChunkThatIsNotWholeRowsFailsTheSeries) {
+  for (size_t bytes : {size_t{61}, size_t{59}, size_t{0}}) {
+    FakeBridge fb([bytes](Peer& p, int) {
+      if (!p.handshake()) return;
+      uint32_t id = p.read_request();
+      send_head(p, id);
+      p.send(FrameType::SeriesChunk, id, std::string(bytes, '\1'));
+      p.send_json(FrameType::SeriesEnd, id, {{"rows", 1}});
+      p.wait_closed();
+    });
+    BridgeTerminal t(fb.options());
+    auto c = open_ticks(t);
+    Drained d = drain(*c);
+    EXPECT_FALSE(d.completed) << bytes;
+    ASSERT_TRUE(d.error) << bytes;
+    EXPECT_EQ(d.error->kind(), ErrorKind::Unavailable) << d.error->what();
+    EXPECT_EQ(d.rows, 0u);
+  }
+}
+
+TEST(FakeBridge, GarbageOrOversizedHeaderAfterAuthIsAnError) {
+  auto oversized = encode_header(FrameType::Result, 1, 16);
+  store_u32le(&oversized[12], kMaxPayload + 1);
+  const std::string bad[] = {
+      std::string(16, '\xff'),                                                     // garbage
+      std::string("XB\1\x11\0\0\0\0\1\0\0\0\2\0\0\0", 16),                          // wrong magic
+      std::string(reinterpret_cast<const char*>(oversized.data()), oversized.size()),  // > 16 MiB
+      std::string("TB\1\x11\0\0", 6),                                              // cut inside the header
+  };
+  for (const auto& header : bad) {
+    FakeBridge fb([header](Peer& p, int) {
+      if (!p.handshake()) return;
+      uint32_t id = p.read_request();
+      std::string h = header;
+      if (h.size() == 16 && h[0] == 'T') store_u32le(reinterpret_cast<uint8_t*>(&h[8]), id);
+      p.send_raw(h.data(), h.size());
+      if (h.size() < 16) p.close();
+      p.wait_closed();
+    });
+    BridgeTerminal t(fb.options());
+    EXPECT_KIND(t.symbols_total(), ErrorKind::Unavailable);
+  }
+}
+
+TEST(FakeBridge, GarbageHeaderMidSeriesFailsTheSeries) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    send_head(p, id);
+    p.send(FrameType::SeriesChunk, id, tick_rows(1));
+    std::string junk(16, '\x42');
+    p.send_raw(junk.data(), junk.size());
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  auto c = open_ticks(t);
+  Drained d = drain(*c);
+  EXPECT_FALSE(d.completed);
+  ASSERT_TRUE(d.error);
+  EXPECT_EQ(d.error->kind(), ErrorKind::Unavailable);
+}
+
+TEST(FakeBridge, PeerClosingMidSeriesFailsTheCursor) {
+  for (bool inside_frame : {false, true}) {
+    FakeBridge fb([inside_frame](Peer& p, int) {
+      if (!p.handshake()) return;
+      uint32_t id = p.read_request();
+      send_head(p, id);
+      p.send(FrameType::SeriesChunk, id, tick_rows(2));
+      if (inside_frame) {  // a header announcing 2 rows, then only half of them
+        auto h = encode_header(FrameType::SeriesChunk, id, 120);
+        p.send_raw(h.data(), h.size());
+        std::string half = tick_rows(1);
+        p.send_raw(half.data(), half.size());
+      }
+      p.close();
+    });
+    BridgeTerminal t(fb.options());
+    auto c = open_ticks(t);
+    Drained d = drain(*c);
+    EXPECT_FALSE(d.completed) << inside_frame;
+    ASSERT_TRUE(d.error) << inside_frame;
+    EXPECT_EQ(d.error->kind(), ErrorKind::Unavailable) << d.error->what();
+    EXPECT_EQ(d.rows, 2u);
+  }
+}
+
+TEST(FakeBridge, ImpostorWithTheWrongProofIsRefused) {
+  std::atomic<bool> closed{false};
+  FakeBridge fb([&closed](Peer& p, int) {
+    if (!p.handshake(/*wrong_proof=*/true)) return;
+    // The client must close without sending a REQUEST to an impostor.
+    FrameHeader h{};
+    std::string payload;
+    if (!p.read(h, payload, 5000)) closed = true;
+  });
+  BridgeTerminal t(fb.options());
+  try {
+    t.symbols_total();
+    ADD_FAILURE() << "talked to an impostor";
+  } catch (const TerminalError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+    EXPECT_NE(std::string(e.what()).find("prove"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find(kSecret), std::string::npos);
+  }
+  for (int i = 0; i < 200 && !closed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(closed) << "the client sent a frame after a wrong AUTH_OK or did not close";
+}
+
+TEST(FakeBridge, SilentPeerTimesOut) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    p.read_request();
+    p.wait_closed(10000);  // says nothing until the client gives up
+  });
+  BridgeTerminal t(fb.options(/*io_timeout_ms=*/200));
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_KIND(t.symbols_total(), ErrorKind::Timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(FakeBridge, PeerSilentMidSeriesTimesOut) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    send_head(p, id);
+    p.send(FrameType::SeriesChunk, id, tick_rows(2));
+    p.wait_closed(10000);
+  });
+  BridgeTerminal t(fb.options(/*io_timeout_ms=*/200));
+  auto c = open_ticks(t);
+  auto start = std::chrono::steady_clock::now();
+  Drained d = drain(*c);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_FALSE(d.completed);
+  ASSERT_TRUE(d.error);
+  EXPECT_EQ(d.error->kind(), ErrorKind::Timeout) << d.error->what();
+  EXPECT_EQ(d.rows, 2u);
+}
