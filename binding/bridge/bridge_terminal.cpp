@@ -61,6 +61,11 @@ std::string mac_hex(const std::string& secret, const char* label, const std::str
 
 }  // namespace
 
+int default_io_timeout_ms(int64_t queue_timeout_ms) {
+  if (queue_timeout_ms > kDefaultIoTimeoutMs * 3 / 2) return kDefaultIoTimeoutMs;
+  return static_cast<int>(std::max<int64_t>(1, queue_timeout_ms * 2 / 3));
+}
+
 json parse_json_object(const std::string& payload, const char* frame) {
   json j = json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw ProtocolError(std::string(frame) + " payload is not a JSON object");

@@ -23,13 +23,29 @@
 
 namespace tradeapi::bridge {
 
+// Timeouts. The addon's worker answers a caller `timeout` once its job has waited queueTimeoutMs
+// (kDefaultQueueTimeoutMs: binding/napi/addon.cpp, callTimeoutMs in src/terminal/index.ts). The
+// client's own I/O timeout must be shorter: with I/O 40 s > queue 30 s a hung bridge got the caller
+// `timeout` at 30 s while the worker stayed blocked in recv until 40 s, and every call queued
+// behind it timed out as well. At I/O 20 s the worker gives up on the hung bridge (closing that
+// connection) 10 s before the caller's deadline and takes the next job. The cost: a terminal call
+// that takes 20..30 s on the bridge (its --call-timeout is 30 s) now ends as a client `timeout`;
+// the caller's own 30 s would not have waited for it much longer anyway.
+constexpr int kDefaultQueueTimeoutMs = 30000;
+constexpr int kDefaultIoTimeoutMs = 20000;
+static_assert(kDefaultIoTimeoutMs < kDefaultQueueTimeoutMs, "a hung bridge must free the worker before callers time out");
+
+// The I/O timeout when none is configured: the default, or two thirds of a queue timeout too short
+// for it (at least 1 ms), so that it stays below any queue timeout over 1 ms.
+int default_io_timeout_ms(int64_t queue_timeout_ms);
+
 struct BridgeOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 18812;
   std::string secret;                // TRADEAPI_BRIDGE_SECRET, never logged or sent
   int connect_timeout_ms = 3000;
   int handshake_timeout_ms = 10000;  // the bridge's own limit (§4)
-  int io_timeout_ms = 40000;         // one reply frame; above the bridge's --call-timeout (30 s)
+  int io_timeout_ms = kDefaultIoTimeoutMs;  // one reply frame; below the queue timeout (above)
   int backoff_initial_ms = 100;
   int backoff_max_ms = 1000;
   size_t max_idle = 4;

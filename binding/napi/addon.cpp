@@ -40,7 +40,7 @@ Napi::Value CreateBridgeTerminal(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object config = ObjectArg(info, 0);
   Napi::Object options = ObjectArg(info, 1);
-  int64_t queue_timeout_ms = OptInt(options, "queueTimeoutMs").value_or(30000);
+  int64_t queue_timeout_ms = OptInt(options, "queueTimeoutMs").value_or(bridge::kDefaultQueueTimeoutMs);
   if (queue_timeout_ms <= 0) throw Napi::TypeError::New(env, "queueTimeoutMs must be positive");
   bridge::BridgeOptions o;
   o.host = OptString(config, "host").value_or(o.host);
@@ -58,6 +58,8 @@ Napi::Value CreateBridgeTerminal(const Napi::CallbackInfo& info) {
   };
   ms("connectTimeoutMs", o.connect_timeout_ms);
   ms("handshakeTimeoutMs", o.handshake_timeout_ms);
+  // Unless set explicitly, the I/O timeout stays below the queue timeout (bridge_terminal.h).
+  o.io_timeout_ms = bridge::default_io_timeout_ms(queue_timeout_ms);
   ms("ioTimeoutMs", o.io_timeout_ms);
   ms("backoffInitialMs", o.backoff_initial_ms);
   ms("backoffMaxMs", o.backoff_max_ms);

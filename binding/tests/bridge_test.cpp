@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "bridge/bridge_terminal.h"
 #include "bridge/frame.h"
 #include "bridge/series_layout.h"
 #include "bridge/sha256.h"
@@ -255,4 +256,18 @@ TEST(SeriesLayout, RefusesBadDtypes) {
   EXPECT_THROW(Transposer<TickColumns>(parse_dtype(t)), ProtocolError);
   // Ticks are not rates.
   EXPECT_THROW(Transposer<RateColumns>(parse_dtype(tick_dtype())), ProtocolError);
+}
+
+// The client's I/O timeout is below the worker's queue timeout (bridge_terminal.h), by default and
+// for any configured queue timeout, so a hung bridge frees the worker before callers time out.
+TEST(BridgeOptions, IoTimeoutIsBelowTheQueueTimeout) {
+  EXPECT_LT(BridgeOptions{}.io_timeout_ms, kDefaultQueueTimeoutMs);
+  EXPECT_EQ(default_io_timeout_ms(kDefaultQueueTimeoutMs), kDefaultIoTimeoutMs);
+  EXPECT_EQ(default_io_timeout_ms(120000), kDefaultIoTimeoutMs);  // a longer queue: the default
+  for (int64_t q : {2, 3, 100, 5000, 29999, 30000, 30001, 3600000}) {
+    int io = default_io_timeout_ms(q);
+    EXPECT_GE(io, 1) << q;
+    EXPECT_LT(io, q) << q;
+  }
+  EXPECT_EQ(default_io_timeout_ms(1), 1);
 }

@@ -97,7 +97,7 @@ export interface BridgeConfig {
   secret: string;
   connectTimeoutMs?: number;
   handshakeTimeoutMs?: number;
-  /** Longest wait for one reply frame (default 40 s, above the bridge's call timeout). */
+  /** Longest wait for one reply frame (default 20 s, or 2/3 of a shorter callTimeoutMs: below it, so a hung bridge frees the worker before callers time out). */
   ioTimeoutMs?: number;
   /** Reconnect backoff after a failure: first delay, doubling up to the max (defaults 100 / 1000 ms). */
   backoffInitialMs?: number;
