@@ -151,6 +151,31 @@ Frame Connection::read() {
   return f;
 }
 
+void Connection::cancel_series(uint32_t id) {
+  write(FrameType::SeriesCancel, id, "", 0);
+  cancelling_ = id;
+}
+
+void Connection::finish_cancel() {
+  // Bounded: after the cancel the bridge has at most the chunks of the credits already granted.
+  while (cancelling_ != 0) {
+    Frame f = read();
+    if (f.header.type == FrameType::Pong) continue;
+    if (f.header.request_id != cancelling_) throw ProtocolError("frame for another request while cancelling a series");
+    switch (f.header.type) {
+      case FrameType::SeriesHead:
+      case FrameType::SeriesChunk:
+        continue;
+      case FrameType::SeriesEnd:  // crossed the cancel
+      case FrameType::Error:      // cancelled (or the series failed meanwhile)
+        cancelling_ = 0;
+        return;
+      default:
+        throw ProtocolError(std::string("unexpected ") + frame_type_name(f.header.type) + " while cancelling a series");
+    }
+  }
+}
+
 // ---- ConnectionPool -------------------------------------------------------------------------
 
 std::unique_ptr<Connection> ConnectionPool::acquire(bool& reused) {
@@ -206,8 +231,16 @@ class BridgeCursor : public SeriesCursor<Columns> {
       : pool_(std::move(pool)), conn_(std::move(conn)), id_(id), tr_(std::move(transposer)), op_(std::move(op)) {}
 
   ~BridgeCursor() override {
-    // Abandoned mid-series: closing is the cancel (the bridge drops what it was doing, §9).
-    if (conn_) conn_->close();
+    // Abandoned mid-series: SERIES_CANCEL, and the connection goes back to the pool; the next call
+    // that takes it drains the rest (on the worker: this may run on the JS thread). If even the
+    // cancel cannot be sent, closing is the cancel (the bridge drops what it was doing, §9).
+    if (!conn_) return;
+    try {
+      conn_->cancel_series(id_);
+      pool_->release(std::move(conn_));
+    } catch (...) {
+      if (conn_) conn_->close();
+    }
   }
 
   bool next(size_t max_rows, Columns& out) override {
@@ -324,6 +357,18 @@ std::pair<std::unique_ptr<Connection>, Frame> exchange(ConnectionPool& pool, con
     bool reused = false;
     auto c = pool.acquire(reused);
     bool sent = false;
+    if (c->cancelling()) {
+      try {
+        c->finish_cancel();
+      } catch (const SocketTimeout&) {  // a hung bridge: waiting on a fresh connection would not help
+        c->close();
+        throw timed_out(std::string("bridge did not finish a cancelled series in time (before ") + op + ")");
+      } catch (const std::exception&) {  // SocketError, ProtocolError: that connection is done
+        c->close();
+        --attempt;  // not the request's fault: the pool has fewer idle connections now
+        continue;
+      }
+    }
     try {
       if (reused && !retry_safe) {
         uint32_t pid = c->next_request_id();

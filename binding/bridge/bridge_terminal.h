@@ -2,7 +2,10 @@
 // authenticated connection; series stream as SERIES_HEAD/CHUNK/END into columns.
 //
 // Connections: idle authenticated connections wait in a pool; a call takes one (or connects and
-// authenticates a new one), an open series keeps its connection until SERIES_END. A lost or refused
+// authenticates a new one), an open series keeps its connection until SERIES_END. An abandoned
+// series sends SERIES_CANCEL and returns its connection to the pool; the call that next takes it
+// first discards the series' remaining frames up to the bridge's ERROR `cancelled` (or an END that
+// crossed the cancel), on the worker, never in the cursor's destructor. A lost or refused
 // connection is ErrorKind::Unavailable (the HTTP layer answers 503 + Retry-After); after a failure
 // the next connection attempt waits out a backoff (doubling up to backoff_max_ms), and calls in
 // between fail at once. A read-only call whose pooled connection turns out dead is re-sent once on
@@ -69,9 +72,17 @@ class Connection {
   Frame read();  // throws SocketError / ProtocolError
   void close() { socket_.close(); }
 
+  // Sends SERIES_CANCEL for series `id` (§7); finish_cancel() later reads the rest of it.
+  void cancel_series(uint32_t id);
+  bool cancelling() const { return cancelling_ != 0; }
+  // Discards the cancelled series' frames up to its ERROR (cancelled) or END; throws SocketError /
+  // ProtocolError when the connection is not usable afterwards.
+  void finish_cancel();
+
  private:
   Socket socket_;
   uint32_t last_id_ = 0;
+  uint32_t cancelling_ = 0;
 };
 
 // Connections shared by the terminal and its open cursors.

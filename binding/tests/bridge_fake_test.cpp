@@ -459,3 +459,92 @@ TEST(FakeBridge, PeerSilentMidSeriesTimesOut) {
   EXPECT_EQ(d.error->kind(), ErrorKind::Timeout) << d.error->what();
   EXPECT_EQ(d.rows, 2u);
 }
+
+namespace {
+
+// The bridge's side of an abandoned series: HEAD and two chunks (the window), then it waits for
+// SERIES_CANCEL (skipping SERIES_NEXT), sends one more chunk that crossed the cancel and `last`.
+// Returns whether the cancel came, with the series' id.
+bool serve_cancelled_series(Peer& p, const std::function<void(uint32_t)>& last) {
+  uint32_t id = p.read_request();
+  send_head(p, id);
+  p.send(FrameType::SeriesChunk, id, tick_rows(3));
+  p.send(FrameType::SeriesChunk, id, tick_rows(3, 1704189603));
+  FrameHeader h{};
+  std::string payload;
+  while (p.read(h, payload)) {
+    if (h.type == FrameType::SeriesNext) continue;
+    if (h.type != FrameType::SeriesCancel || h.request_id != id || !payload.empty()) return false;
+    p.send(FrameType::SeriesChunk, id, tick_rows(1, 1704189606));
+    last(id);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(FakeBridge, AbandonedCursorCancelsAndKeepsTheConnection) {
+  for (bool end_crossed : {false, true}) {
+    std::atomic<bool> cancelled{false};
+    FakeBridge fb([&cancelled, end_crossed](Peer& p, int) {
+      if (!p.handshake()) return;
+      cancelled = serve_cancelled_series(p, [&](uint32_t id) {
+        if (end_crossed) p.send_json(FrameType::SeriesEnd, id, {{"rows", 7}});
+        else p.send_json(FrameType::Error, id, {{"kind", "cancelled"}, {"code", -1}, {"message", "cancelled"}});
+      });
+      uint32_t id = p.read_request();  // the next call, on the same connection
+      p.send_json(FrameType::Result, id, {{"value", 42}});
+      p.wait_closed();
+    });
+    BridgeTerminal t(fb.options());
+    {
+      auto c = open_ticks(t);
+      TickColumns out;
+      ASSERT_TRUE(c->next(2, out));
+      EXPECT_EQ(out.rows(), 2u);
+    }  // abandoned after 2 of 7 rows
+    EXPECT_EQ(t.symbols_total(), 42) << end_crossed;
+    EXPECT_TRUE(cancelled) << end_crossed;
+    EXPECT_EQ(fb.connections(), 1) << end_crossed;
+  }
+}
+
+TEST(FakeBridge, CancelAnsweredByACloseFallsBackToAFreshConnection) {
+  FakeBridge fb([](Peer& p, int n) {
+    if (!p.handshake()) return;
+    if (n == 0) {
+      serve_cancelled_series(p, [](uint32_t) {});
+      p.close();  // instead of ERROR cancelled
+      return;
+    }
+    uint32_t id = p.read_request();
+    p.send_json(FrameType::Result, id, {{"value", 5}});
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  {
+    auto c = open_ticks(t);
+    TickColumns out;
+    ASSERT_TRUE(c->next(1000, out));
+  }
+  EXPECT_EQ(t.symbols_total(), 5);
+  EXPECT_EQ(fb.connections(), 2);
+}
+
+TEST(FakeBridge, CancelThatIsNeverAnsweredTimesOut) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    serve_cancelled_series(p, [](uint32_t) {});
+    p.wait_closed(10000);  // never confirms the cancel
+  });
+  BridgeTerminal t(fb.options(/*io_timeout_ms=*/200));
+  {
+    auto c = open_ticks(t);
+    TickColumns out;
+    ASSERT_TRUE(c->next(1000, out));
+  }
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_KIND(t.symbols_total(), ErrorKind::Timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
