@@ -35,6 +35,9 @@ Environment, --read-only (the four variables above are ignored):
 Environment, both:
   TRADEAPI_TERMINAL                       terminal to use: sim (default) or tcp://HOST:PORT (a bridge)
   TRADEAPI_BRIDGE_SECRET                  the bridge's shared secret (required with tcp://, never logged)
+  TRADEAPI_SERVER_TZ                      the broker's server time zone, e.g. Europe/Athens or +02:00:
+                                          times out as UTC, request dates in as server time
+                                          (default: unset, no conversion)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
   TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 32 MiB of RAM, 32..1024)
@@ -146,6 +149,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       prefix: config.routerPrefix,
       auth: config.secretKey !== undefined,
       terminal: config.terminal,
+      serverTz: config.serverTz?.name ?? null,
       mode: ro ? 'read-only' : 'full',
       ...(ro ? { rateLimitPerMinute: ro.rateLimit, corsOrigins: ro.corsOrigins, trustProxy: ro.trustProxy } : {}),
     },

@@ -2,6 +2,7 @@
 // front so that a bad value stops the process before anything listens (see cli.ts: exit code 2).
 
 import { DEFAULT_SEND_TIMEOUT_MS, defaultMaxStreams } from './http/streams.js';
+import { parseServerZone, type ServerZone } from './terminal/server-time.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 export type AdapterName = 'uws' | 'node';
@@ -15,6 +16,12 @@ export interface Config {
   readonly routerPrefix: string;
   /** Which terminal backs the service: the embedded simulator, or a bridge (TRADEAPI_TERMINAL=tcp://HOST:PORT). */
   readonly terminal: TerminalChoice;
+  /**
+   * TRADEAPI_SERVER_TZ: the broker's server time zone, in which the terminal stamps every time
+   * (mt5-reference §3.3). Set: times go out as true UTC and request dates go in as server time.
+   * Unset: no conversion (the terminal's stamps are passed on as they are).
+   */
+  readonly serverTz: ServerZone | undefined;
   /** Forced adapter; undefined = uWS where it loads, else node:http. */
   readonly http: AdapterName | undefined;
   readonly host: string;
@@ -152,12 +159,13 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
   return {
     terminal: parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET),
+    serverTz: parseServerTz(env.TRADEAPI_SERVER_TZ),
     http: parseAdapter(env.TRADEAPI_HTTP),
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
@@ -340,6 +348,18 @@ function parseTerminal(raw: string | undefined, secret: string | undefined): Ter
   // Not enumerable: spreading or inspecting the config never shows it.
   Object.defineProperty(target, 'secret', { value: secret, enumerable: false });
   return target as BridgeTarget;
+}
+
+/** An IANA zone (Europe/Athens) or a fixed offset (+02:00, -05:30); unset or empty: none. */
+function parseServerTz(raw: string | undefined): ServerZone | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return parseServerZone(raw);
+  } catch (e) {
+    throw new ConfigError(
+      `TRADEAPI_SERVER_TZ must be an IANA time zone (e.g. Europe/Athens) or a fixed offset +HH:MM / -HH:MM; got ${JSON.stringify(raw)} (${e instanceof Error ? e.message : String(e)})`,
+    );
+  }
 }
 
 function parseAdapter(raw: string | undefined): AdapterName | undefined {

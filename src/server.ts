@@ -11,6 +11,7 @@ import { SubscriptionRegistry } from './http/subscriptions.js';
 import { createLogger, type Logger } from './log.js';
 import { routeTable } from './routes/index.js';
 import type { Terminal } from './terminal/terminal.js';
+import { withServerTime } from './terminal/with-server-time.js';
 import { packageVersion } from './version.js';
 
 export interface StartOptions {
@@ -40,7 +41,9 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { terminal, config, adapter } = options;
+  const { config, adapter } = options;
+  // TRADEAPI_SERVER_TZ: everything past this point sees true UTC (src/terminal/with-server-time.ts).
+  const terminal = config.serverTz ? withServerTime(options.terminal, config.serverTz) : options.terminal;
   const logger = options.logger ?? createLogger(config.logLevel);
   const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
   const readOnly = config.readOnly;

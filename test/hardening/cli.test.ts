@@ -40,3 +40,13 @@ t.test('--help lists the limits and the shutdown grace period', async (t) => {
     t.match(r.stdout, name, `mentions ${name}`);
   }
 });
+
+t.test('TRADEAPI_SERVER_TZ: a bad zone stops the start with exit 2; --help documents it', async (t) => {
+  for (const bad of ['Mars/Olympus', '+2']) {
+    const r = await runCli(['serve', '--port', '0'], { ...env, TRADEAPI_SERVER_TZ: bad });
+    t.equal(r.code, 2, `${bad}: exit 2`);
+    t.match(r.stderr, /^tradeapi: TRADEAPI_SERVER_TZ must be an IANA time zone/, `${bad}: our message`);
+  }
+  const help = await runCli(['--help'], env);
+  t.match(help.stdout, /TRADEAPI_SERVER_TZ[^\n]*Europe\/Athens[\s\S]*no conversion/);
+});
