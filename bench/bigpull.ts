@@ -1,15 +1,18 @@
 // Big pulls: one request for 1 M or 10 M EURUSD ticks, timed end to end over loopback, against
-// tradeapi (JSON, Parquet, Arrow), the physical floor (the same number of bytes from a prepared
-// buffer) and mt5api, the public FastAPI gateway (bench/peer), fed the very same ticks.
+// tradeapi (JSON, Parquet, Arrow) on its simulator and on the Python bridge (bridge/, over the
+// MetaTrader5 stand-in serving the very same ticks), the physical floor (the same number of bytes
+// from a prepared buffer) and mt5api, the public FastAPI gateway (bench/peer), fed the same ticks.
 //
 //   npm run build && node dist/bench/bigpull.js [--sizes 1e6,1e7] [--formats json,parquet,arrow]
-//       [--no-peer] [--no-floor] [--peer-json-10m] [--quick] [--repeat N] [--http node|uws]
-//       [--timeout S] [--out FILE]
+//       [--no-peer] [--no-floor] [--bridge|--no-bridge] [--peer-json-10m] [--quick] [--repeat N]
+//       [--http node|uws] [--timeout S] [--out FILE]
 //
 // Every server runs as a child process, started afresh for each (size, format), warmed up with one
 // small request of that format, then asked once (or --repeat times) for the range; its RSS is read
 // from /proc/<pid>/status during the request. Every answer is checked: row count, first and last
 // time_msc. Prints a table, ratios and the issue's targets; writes bench/results/bigpull-<date>.json.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +26,8 @@ import { pull, type BodyKind } from './pull.js';
 import { cpuSeconds, RssProbe, type RssWindow } from './rss-probe.js';
 
 export type Format = 'json' | 'parquet' | 'arrow';
-export type ServerName = 'tradeapi' | 'floor' | 'mt5api';
+/** bridge: tradeapi with TRADEAPI_TERMINAL=tcp://… in front of the Python bridge and the stand-in. */
+export type ServerName = 'tradeapi' | 'bridge' | 'floor' | 'mt5api';
 const FORMATS: readonly Format[] = ['json', 'parquet', 'arrow'];
 const MB = 1e6;
 const MiB = 1024 * 1024;
@@ -62,6 +66,12 @@ export interface Measurement {
   readonly rssGrowthMiB?: number;
   readonly rssExactPeak?: boolean;
   readonly serverCpuS?: number;
+  /** The bridge path: the bridge process's own RSS before and at its peak, and its CPU seconds. */
+  readonly sideRssBeforeMiB?: number;
+  readonly sideRssPeakMiB?: number;
+  /** Of which anonymous (sampled): VmRSS also counts the stand-in's memory-mapped .npy pages. */
+  readonly sideRssAnonPeakMiB?: number;
+  readonly sideCpuS?: number;
   readonly load1?: number;
   readonly runs?: readonly RunFigures[];
 }
@@ -74,6 +84,9 @@ export interface RunFigures {
   readonly rss: RssWindow | undefined;
   /** CPU seconds the server process used during the request (all its threads). */
   readonly serverCpuS: number;
+  /** The second process behind the server (the bridge), when there is one. */
+  readonly sideRss?: RssWindow | undefined;
+  readonly sideCpuS?: number;
   /** 1-minute load average when the request started (other work on the machine skews figures). */
   readonly load1: number;
 }
@@ -83,6 +96,8 @@ export interface Subject {
   readonly server: ServerName;
   readonly variant: string;
   readonly pid: number | undefined;
+  /** A second process whose RSS and CPU are read too (the bridge behind the gateway). */
+  readonly sidePid?: number;
   /** The URL to GET. */
   readonly url: string;
   readonly kind: BodyKind;
@@ -111,20 +126,35 @@ export async function measure(subject: Subject, expected: Expected, repeat = 1, 
   const problems: string[] = [];
   for (let i = 0; i < repeat; i++) {
     const probe = subject.pid !== undefined ? new RssProbe(subject.pid) : undefined;
+    const sideProbe = subject.sidePid !== undefined ? new RssProbe(subject.sidePid) : undefined;
     const load1 = os.loadavg()[0]!;
     const cpuBefore = subject.pid !== undefined ? cpuSeconds(subject.pid) : Number.NaN;
+    const sideCpuBefore = subject.sidePid !== undefined ? cpuSeconds(subject.sidePid) : Number.NaN;
     probe?.start();
+    sideProbe?.start();
     let result;
     try {
       result = await pull(subject.url, subject.kind, timeoutMs, subject.envelope);
     } catch (e) {
       probe?.stop();
+      sideProbe?.stop();
       return { ...base, status: 'failed', note: e instanceof Error ? e.message : String(e) };
     }
     const rss = probe?.stop();
+    const sideRss = sideProbe?.stop();
     const serverCpuS = subject.pid !== undefined ? cpuSeconds(subject.pid) - cpuBefore : Number.NaN;
+    const sideCpuS = subject.sidePid !== undefined ? cpuSeconds(subject.sidePid) - sideCpuBefore : undefined;
     if (result.status !== 200) return { ...base, status: 'failed', note: `HTTP ${result.status} ${result.errorText.slice(0, 300)}`.trim() };
-    runs.push({ headersMs: result.headersMs, ttfbMs: result.ttfbMs, totalMs: result.totalMs, bytes: result.bytes, rss, serverCpuS, load1 });
+    runs.push({
+      headersMs: result.headersMs,
+      ttfbMs: result.ttfbMs,
+      totalMs: result.totalMs,
+      bytes: result.bytes,
+      rss,
+      serverCpuS,
+      ...(subject.sidePid !== undefined ? { sideRss, sideCpuS } : {}),
+      load1,
+    });
     if (subject.kind === 'opaque') continue;
     try {
       const check = await result.sink.check();
@@ -144,6 +174,8 @@ export async function measure(subject: Subject, expected: Expected, repeat = 1, 
   // Memory: the run that grew most (usually the first; later ones reuse what it left behind).
   const rssRuns = runs.map((r) => r.rss).filter((r): r is RssWindow => r !== undefined);
   const rssRun = rssRuns.length ? rssRuns.reduce((a, b) => (b.growth > a.growth ? b : a)) : undefined;
+  const sideRuns = runs.map((r) => r.sideRss).filter((r): r is RssWindow => r !== undefined);
+  const sideRun = sideRuns.length ? sideRuns.reduce((a, b) => (b.peak > a.peak ? b : a)) : undefined;
   const seconds = run.totalMs / 1000;
   return {
     ...base,
@@ -159,6 +191,8 @@ export async function measure(subject: Subject, expected: Expected, repeat = 1, 
     load1: run.load1,
     mbPerS: run.bytes / MB / seconds,
     ...(rssRun ? { rssBeforeMiB: rssRun.before / MiB, rssPeakMiB: rssRun.peak / MiB, rssGrowthMiB: rssRun.growth / MiB, rssExactPeak: rssRun.exactPeak } : {}),
+    ...(sideRun ? { sideRssBeforeMiB: sideRun.before / MiB, sideRssPeakMiB: sideRun.peak / MiB, sideRssAnonPeakMiB: sideRun.anonPeak / MiB } : {}),
+    ...(run.sideCpuS !== undefined ? { sideCpuS: run.sideCpuS } : {}),
     runs,
   };
 }
@@ -190,7 +224,15 @@ export interface Ratio {
   readonly ttfbVsPeer?: number;
   /** tradeapi total time / floor total time (1 = at the floor). */
   readonly timesFloor?: number;
+  /** tradeapi over the bridge: its total time / tradeapi on the simulator's (target <= 1.5). */
+  readonly bridgeVsSim?: number;
+  /** The bridge process's peak RSS during that request, MiB, and its anonymous part (sampled). */
+  readonly bridgeRssPeakMiB?: number;
+  readonly bridgeRssAnonPeakMiB?: number;
 }
+
+/** The bridge path's target: at most this many times the simulator path's total time. */
+export const BRIDGE_TARGET = 1.5;
 
 export interface TargetCheck {
   readonly target: string;
@@ -211,11 +253,13 @@ export function ratios(ms: readonly Measurement[]): Ratio[] {
     if (!ok(ours)) continue;
     const peer = find(ms, 'mt5api', ours.size, ours.format);
     const floor = find(ms, 'floor', ours.size, ours.format);
+    const bridge = find(ms, 'bridge', ours.size, ours.format);
     out.push({
       size: ours.size,
       format: ours.format,
       ...(ok(peer) ? { speedupVsPeer: peer.totalMs / ours.totalMs, ttfbVsPeer: peer.ttfbMs / ours.ttfbMs } : {}),
       ...(ok(floor) ? { timesFloor: ours.totalMs / floor.totalMs } : {}),
+      ...(ok(bridge) ? { bridgeVsSim: bridge.totalMs / ours.totalMs, ...(bridge.sideRssPeakMiB !== undefined ? { bridgeRssPeakMiB: bridge.sideRssPeakMiB } : {}), ...(bridge.sideRssAnonPeakMiB !== undefined ? { bridgeRssAnonPeakMiB: bridge.sideRssAnonPeakMiB } : {}) } : {}),
     });
   }
   return out;
@@ -227,6 +271,7 @@ export function targets(ms: readonly Measurement[], size = 10_000_000): TargetCh
   const json = find(ms, 'tradeapi', size, 'json');
   const arrow = find(ms, 'tradeapi', size, 'arrow');
   const peer = find(ms, 'mt5api', size, 'parquet');
+  const bridge = find(ms, 'bridge', size, 'parquet');
   const not = 'not measured';
   const rate = (m: Measurement | undefined): string => (ok(m) ? `${(m.rowsPerS / 1e6).toFixed(2)} M rows/s` : (m?.note ?? not));
   return [
@@ -244,6 +289,11 @@ export function targets(ms: readonly Measurement[], size = 10_000_000): TargetCh
     },
     { target: 'json 10M: >= 2 M rows/s', measured: rate(json), pass: ok(json) ? json.rowsPerS >= 2e6 : undefined },
     { target: 'arrow 10M: >= 20 M rows/s', measured: rate(arrow), pass: ok(arrow) ? arrow.rowsPerS >= 20e6 : undefined },
+    {
+      target: `parquet 10M over the bridge: <= ${BRIDGE_TARGET}x the simulator's time`,
+      measured: ok(parquet) && ok(bridge) ? `${(bridge.totalMs / parquet.totalMs).toFixed(2)}x` : (bridge?.note ?? not),
+      pass: ok(parquet) && ok(bridge) ? bridge.totalMs / parquet.totalMs <= BRIDGE_TARGET : undefined,
+    },
   ];
 }
 
@@ -254,7 +304,7 @@ const fmtSize = (n: number): string => (n % 1_000_000 === 0 ? `${n / 1_000_000}M
 const num = (v: number | undefined, digits: number): string => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
 
 export function table(ms: readonly Measurement[]): string {
-  const header = ['size', 'format', 'server', 'variant', 'status', 'rows', 'MB', 'TTFB ms', 'total s', 'M rows/s', 'MB/s', 'RSS0 MiB', 'peak+ MiB', 'srv CPU s', 'load'];
+  const header = ['size', 'format', 'server', 'variant', 'status', 'rows', 'MB', 'TTFB ms', 'total s', 'M rows/s', 'MB/s', 'RSS0 MiB', 'peak+ MiB', 'srv CPU s', 'br peak MiB', 'br anon MiB', 'br CPU s', 'load'];
   const rows = ms.map((m) => [
     fmtSize(m.size),
     m.format,
@@ -270,6 +320,9 @@ export function table(ms: readonly Measurement[]): string {
     num(m.rssBeforeMiB, 0),
     num(m.rssGrowthMiB, 0),
     num(m.serverCpuS, 2),
+    num(m.sideRssPeakMiB, 0),
+    num(m.sideRssAnonPeakMiB, 0),
+    num(m.sideCpuS, 2),
     num(m.load1, 1),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -283,14 +336,17 @@ export function ratioLines(rs: readonly Ratio[]): string {
     .map((r) => {
       const parts = [`${fmtSize(r.size).padStart(4)} ${r.format.padEnd(7)}`];
       parts.push(`vs mt5api: ${r.speedupVsPeer !== undefined ? `${r.speedupVsPeer.toFixed(2)}x its speed, first byte ${num(r.ttfbVsPeer, 1)}x sooner` : '-'}`.padEnd(52));
-      parts.push(`vs floor: ${r.timesFloor !== undefined ? `${r.timesFloor.toFixed(2)}x its time` : '-'}`);
+      parts.push(`vs floor: ${r.timesFloor !== undefined ? `${r.timesFloor.toFixed(2)}x its time` : '-'}`.padEnd(24));
+      parts.push(
+        `bridge/sim: ${r.bridgeVsSim !== undefined ? `${r.bridgeVsSim.toFixed(2)}x (target <= ${BRIDGE_TARGET}x${r.bridgeVsSim <= BRIDGE_TARGET ? ', met' : ', missed'})${r.bridgeRssPeakMiB !== undefined ? `, bridge peak RSS ${r.bridgeRssPeakMiB.toFixed(0)} MiB (anonymous ${num(r.bridgeRssAnonPeakMiB, 0)})` : ''}` : '-'}`,
+      );
       return parts.join('  ');
     })
     .join('\n');
 }
 
 export function targetLines(ts: readonly TargetCheck[]): string {
-  return ts.map((t) => `${t.pass === undefined ? '  -  ' : t.pass ? ' PASS' : ' FAIL'}  ${t.target.padEnd(48)} ${t.measured}`).join('\n');
+  return ts.map((t) => `${t.pass === undefined ? '  -  ' : t.pass ? ' PASS' : ' FAIL'}  ${t.target.padEnd(58)} ${t.measured}`).join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,6 +357,12 @@ export interface RunOptions {
   readonly formats: readonly Format[];
   readonly peer: boolean;
   readonly floor: boolean;
+  /** The bridge path: true (required), false (left out), undefined (when the venv can be made). */
+  readonly bridge: boolean | undefined;
+  /** The bridge's Python (a venv with numpy, made from bridge/tests/requirements.txt if missing). */
+  readonly bridgePython: string;
+  /** The bridge's --window-rows (rows per copy_ticks_from call); undefined: its default (100 000). */
+  readonly bridgeWindowRows?: number | undefined;
   readonly peerJsonLarge: boolean;
   readonly repeat: number;
   readonly http: 'node' | 'uws';
@@ -332,6 +394,24 @@ async function ticksFile(options: RunOptions): Promise<ExportMeta> {
   return meta;
 }
 
+/**
+ * The bridge's venv (`build/bridge-venv` by default, as test/bridge makes it): made with
+ * `python3 -m venv` + `pip install -r bridge/tests/requirements.txt` when missing. Returns why it
+ * cannot be used, or undefined.
+ */
+export function bridgeVenv(root: string, python: string, log: (line: string) => void): string | undefined {
+  const numpy = (): boolean => existsSync(python) && spawnSync(python, ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
+  if (numpy()) return undefined;
+  const venv = path.dirname(path.dirname(python));
+  if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) return 'python3 is not installed';
+  log(`making the bridge's venv in ${venv} ...`);
+  let r = spawnSync('python3', ['-m', 'venv', venv], { encoding: 'utf8' });
+  if (r.status !== 0) return `python3 -m venv is unavailable: ${(r.stderr || '').trim().split('\n').pop()}`;
+  r = spawnSync(python, ['-m', 'pip', 'install', '-q', '-r', path.join(root, 'bridge', 'tests', 'requirements.txt')], { encoding: 'utf8' });
+  if (r.status !== 0) return `pip install -r bridge/tests/requirements.txt failed: ${(r.stderr || '').trim().split('\n').pop()}`;
+  return numpy() ? undefined : `numpy does not import in ${venv}`;
+}
+
 export async function run(options: RunOptions): Promise<{ measurements: Measurement[]; meta: ExportMeta; logDir: string }> {
   const root = repoRoot();
   const log = options.log;
@@ -350,6 +430,15 @@ export async function run(options: RunOptions): Promise<{ measurements: Measurem
   if (!existsSync(path.join(root, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js is missing: run `npm run build` first');
   const python = path.isAbsolute(options.peerPython) ? options.peerPython : path.join(root, options.peerPython);
   const serve = path.join(root, 'bench', 'peer', 'serve.py');
+  const bridgePython = path.isAbsolute(options.bridgePython) ? options.bridgePython : path.join(root, options.bridgePython);
+  let bridgeSkip: string | undefined;
+  if (options.bridge === false) bridgeSkip = undefined;
+  else {
+    bridgeSkip = bridgeVenv(root, bridgePython, log);
+    if (bridgeSkip !== undefined && options.bridge === true) throw new Error(`--bridge: ${bridgeSkip}`);
+    if (bridgeSkip !== undefined) log(`bridge path skipped: ${bridgeSkip}`);
+  }
+  const bridgeSecret = randomBytes(24).toString('hex');
 
   /** Starts a server, warms it up with a small request of `format`, measures the range, stops it. */
   const measureFresh = async (
@@ -357,22 +446,25 @@ export async function run(options: RunOptions): Promise<{ measurements: Measurem
     variant: string,
     range: ExportedRange,
     format: Format,
-    start: (port: number, base: string) => Promise<ServerProcess>,
+    /** Starts the HTTP server (and any process behind it, pushed onto `children` first). */
+    start: (port: number, base: string, children: ServerProcess[]) => Promise<ServerProcess>,
   ): Promise<void> => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     log(`${server} ${fmtSize(range.count)} ${format} ...`);
-    let child: ServerProcess | undefined;
+    const children: ServerProcess[] = [];
     try {
-      child = await start(port, base);
+      const child = await start(port, base, children);
+      const side = children.find((c) => c !== child);
       await pull(base + warmPath(format), 'opaque', options.timeoutMs);
       const url = base + rangePath(options.symbol, range.fromMs, range.toMs, format);
-      const subject: Subject = { server, variant, pid: child.pid, url, kind: format, envelope: server === 'mt5api' && format === 'json' };
+      const subject: Subject = { server, variant, pid: child.pid, ...(side ? { sidePid: side.pid } : {}), url, kind: format, envelope: server === 'mt5api' && format === 'json' };
       add(await measure(subject, expectedFor(range, format), options.repeat, options.timeoutMs));
     } catch (e) {
       add({ server, variant, size: range.count, format, expectedRows: range.rows, status: 'failed', note: e instanceof Error ? e.message.split('\n')[0] : String(e) });
     } finally {
-      await child?.stop();
+      // The gateway first, then what is behind it.
+      for (const child of children.reverse()) await child.stop();
     }
   };
 
@@ -394,18 +486,52 @@ export async function run(options: RunOptions): Promise<{ measurements: Measurem
     for (const range of ranges) {
       for (const format of options.formats) {
         const variant = options.http === 'node' ? 'node:http' : 'uWS';
-        await measureFresh('tradeapi', variant, range, format, (port, base) =>
+        const gateway = (name: string, port: number, base: string, env: NodeJS.ProcessEnv): Promise<ServerProcess> =>
           ServerProcess.start({
-            name: `tradeapi-${range.count}-${format}`,
+            name,
             command: process.execPath,
             args: [cli, 'serve', '--host', '127.0.0.1', '--port', String(port)],
-            env: { ...process.env, TRADEAPI_HTTP: options.http, TRADEAPI_SECRET_KEY: '' },
+            env: { ...process.env, TRADEAPI_HTTP: options.http, TRADEAPI_SECRET_KEY: '', ...env },
             cwd: root,
             logDir,
             readyUrl: `${base}/health`,
-          }),
-        );
+          });
+        await measureFresh('tradeapi', variant, range, format, async (port, base, children) => {
+          children.push(await gateway(`tradeapi-${range.count}-${format}`, port, base, {}));
+          return children[0]!;
+        });
         const ours = measurements[measurements.length - 1]!;
+
+        // The same gateway in front of the bridge, whose stand-in serves the exported ticks.
+        if (options.bridge !== false) {
+          const bridgeVariant = `${variant} + bridge${options.bridgeWindowRows !== undefined ? ` w${fmtSize(options.bridgeWindowRows)}` : ''}`;
+          if (bridgeSkip !== undefined) {
+            add({ server: 'bridge', variant: bridgeVariant, size: range.count, format, expectedRows: range.rows, status: 'skipped', note: bridgeSkip });
+          } else {
+            await measureFresh('bridge', bridgeVariant, range, format, async (port, base, children) => {
+              const bridgePort = await freePort();
+              const bridge = await ServerProcess.start({
+                name: `bridge-${range.count}-${format}`,
+                command: bridgePython,
+                args: ['-m', 'tradeapi_bridge', '--listen', `127.0.0.1:${bridgePort}`, ...(options.bridgeWindowRows !== undefined ? ['--window-rows', String(options.bridgeWindowRows)] : [])],
+                env: {
+                  ...process.env,
+                  PYTHONPATH: [path.join(root, 'bridge'), path.join(root, 'bridge', 'tests', 'stand_in')].join(path.delimiter),
+                  TRADEAPI_BRIDGE_SECRET: bridgeSecret,
+                  MT5_STUB_TICKS: `${options.symbol}=${meta.path}`,
+                },
+                cwd: root,
+                logDir,
+                readyLog: /"event": ?"listening"/,
+              });
+              children.push(bridge);
+              const env = { TRADEAPI_TERMINAL: `tcp://127.0.0.1:${bridgePort}`, TRADEAPI_BRIDGE_SECRET: bridgeSecret };
+              const http = await gateway(`tradeapi-bridge-${range.count}-${format}`, port, base, env);
+              children.push(http);
+              return http;
+            });
+          }
+        }
 
         if (floor) {
           const floorVariant = `= tradeapi ${format}`;
@@ -445,7 +571,7 @@ export async function run(options: RunOptions): Promise<{ measurements: Measurem
   } finally {
     await floor?.process.stop();
   }
-  const order: readonly ServerName[] = ['tradeapi', 'floor', 'mt5api'];
+  const order: readonly ServerName[] = ['tradeapi', 'bridge', 'floor', 'mt5api'];
   measurements.sort((x, y) => order.indexOf(x.server) - order.indexOf(y.server) || x.size - y.size || FORMATS.indexOf(x.format) - FORMATS.indexOf(y.format));
   return { measurements, meta, logDir };
 }
@@ -472,6 +598,10 @@ async function main(): Promise<void> {
       formats: { type: 'string', default: 'json,parquet,arrow' },
       'no-peer': { type: 'boolean', default: false },
       'no-floor': { type: 'boolean', default: false },
+      bridge: { type: 'boolean' },
+      'no-bridge': { type: 'boolean', default: false },
+      'bridge-python': { type: 'string', default: 'build/bridge-venv/bin/python' },
+      'bridge-window-rows': { type: 'string' },
       'peer-json-10m': { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '1' },
@@ -489,7 +619,7 @@ async function main(): Promise<void> {
   if (values.help) {
     process.stdout.write(
       'usage: node dist/bench/bigpull.js [--sizes 1e6,1e7] [--formats json,parquet,arrow] [--no-peer] [--no-floor]\n' +
-        '         [--peer-json-10m] [--quick] [--repeat N] [--http node|uws] [--timeout S] [--out FILE]\n' +
+        '         [--bridge|--no-bridge] [--bridge-python PATH] [--bridge-window-rows N] [--peer-json-10m] [--quick] [--repeat N] [--http node|uws] [--timeout S] [--out FILE]\n' +
         '         [--symbol EURUSD] [--from 2024-01-08T00:00:00Z] [--cache-dir DIR] [--peer-python PATH] [--peer-log-level warning|info]\n' +
         '--quick: sizes 1e5 unless --sizes is given (a smoke run of every piece in seconds).\n',
     );
@@ -505,6 +635,9 @@ async function main(): Promise<void> {
     formats: parseFormats(values.formats),
     peer: !values['no-peer'],
     floor: !values['no-floor'],
+    bridge: values['no-bridge'] ? false : values.bridge === true ? true : undefined,
+    bridgePython: values['bridge-python'],
+    bridgeWindowRows: values['bridge-window-rows'] !== undefined ? parseCount(values['bridge-window-rows']) : undefined,
     peerJsonLarge: values['peer-json-10m'],
     repeat: Math.max(1, Number(values.repeat) || 1),
     http,
@@ -520,7 +653,7 @@ async function main(): Promise<void> {
   const { measurements, meta, logDir } = await run(options);
   const rs = ratios(measurements);
   const ts = targets(measurements);
-  process.stdout.write(`\n${table(measurements)}\n\nratios (tradeapi against the others, same range; speed = their total time / ours):\n${ratioLines(rs)}\n\ntargets (issue, 10 M ticks):\n${targetLines(ts)}\n`);
+  process.stdout.write(`\n${table(measurements)}\n\nratios (tradeapi against the others, same range; speed = their total time / ours; bridge/sim = over the bridge / on the simulator):\n${ratioLines(rs)}\n\ntargets (issue, 10 M ticks):\n${targetLines(ts)}\n`);
   const out = values.out ?? resultsPath(path.join(root, 'bench', 'results'));
   const cpus = os.cpus();
   const report = {

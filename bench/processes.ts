@@ -1,7 +1,7 @@
 // Servers under test as child processes: started with their output in a log file (a pipe nobody
 // reads would block them), ready once they answer HTTP, stopped with SIGTERM then SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -57,7 +57,9 @@ export interface ServerProcessOptions {
   readonly cwd?: string;
   readonly logDir: string;
   /** GET this until anything answers. */
-  readonly readyUrl: string;
+  readonly readyUrl?: string;
+  /** Or: ready once the process's log matches this (a server that does not speak HTTP). */
+  readonly readyLog?: RegExp;
   readonly readyTimeoutMs?: number;
 }
 
@@ -86,6 +88,7 @@ export class ServerProcess {
     mkdirSync(options.logDir, { recursive: true });
     const logFile = path.join(options.logDir, `${options.name}.log`);
     const fd = openSync(logFile, 'a');
+    const logStart = fstatSync(fd).size; // readyLog looks only at what this run writes
     const child = spawn(options.command, [...options.args], {
       cwd: options.cwd,
       env: options.env ?? process.env,
@@ -101,11 +104,19 @@ export class ServerProcess {
     const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
     while (Date.now() < deadline) {
       if (server.exited) throw new Error(`${options.name} exited (${server.exitInfo}) before it was ready:\n${server.logTail()}`);
-      if ((await probe(options.readyUrl, 1000)) !== undefined) return server;
+      if (options.readyUrl !== undefined ? (await probe(options.readyUrl, 1000)) !== undefined : options.readyLog?.test(server.logSince(logStart))) return server;
       await new Promise((r) => setTimeout(r, 100));
     }
     await server.stop();
-    throw new Error(`${options.name} did not answer ${options.readyUrl} within ${options.readyTimeoutMs ?? 30_000} ms:\n${server.logTail()}`);
+    throw new Error(`${options.name} did not answer ${options.readyUrl ?? `(log ${String(options.readyLog)})`} within ${options.readyTimeoutMs ?? 30_000} ms:\n${server.logTail()}`);
+  }
+
+  logSince(offset: number): string {
+    try {
+      return readFileSync(this.logFile).subarray(offset).toString('utf8');
+    } catch {
+      return '';
+    }
   }
 
   logTail(bytes = 2000): string {

@@ -8,6 +8,8 @@ export interface RssReading {
   readonly rss: number;
   /** VmHWM (peak RSS since start or since the last reset), bytes. */
   readonly hwm: number;
+  /** RssAnon: the anonymous part of VmRSS (without file-backed pages such as a memory-mapped file), bytes. */
+  readonly anon: number;
 }
 
 export interface RssWindow {
@@ -20,6 +22,8 @@ export interface RssWindow {
   readonly samples: number;
   /** Whether VmHWM could be reset before the request (then `peak` is exact). */
   readonly exactPeak: boolean;
+  /** Highest RssAnon sampled during the request, bytes (sampled only: no kernel peak for it). */
+  readonly anonPeak: number;
 }
 
 export function readRss(pid: number): RssReading | undefined {
@@ -33,7 +37,7 @@ export function readRss(pid: number): RssReading | undefined {
     const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
     return m ? Number(m[1]) * 1024 : Number.NaN;
   };
-  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+  return { rss: field('VmRSS'), hwm: field('VmHWM'), anon: field('RssAnon') };
 }
 
 /** Resets VmHWM to the current RSS; false where the kernel or permissions refuse. */
@@ -51,6 +55,7 @@ export class RssProbe {
   private timer: NodeJS.Timeout | undefined;
   private before = Number.NaN;
   private max = 0;
+  private anonMax = Number.NaN;
   private samples = 0;
   private exact = false;
 
@@ -64,6 +69,7 @@ export class RssProbe {
     const first = readRss(this.pid);
     this.before = first?.rss ?? Number.NaN;
     this.max = this.before;
+    this.anonMax = first?.anon ?? Number.NaN;
     this.samples = 0;
     this.timer = setInterval(() => this.sample(), this.intervalMs);
   }
@@ -73,6 +79,7 @@ export class RssProbe {
     if (!r) return;
     this.samples++;
     if (r.rss > this.max) this.max = r.rss;
+    if (!(r.anon <= this.anonMax)) this.anonMax = r.anon;
   }
 
   stop(): RssWindow {
@@ -81,7 +88,7 @@ export class RssProbe {
     this.sample();
     const last = readRss(this.pid);
     const peak = this.exact && last ? Math.max(this.max, last.hwm) : this.max;
-    return { before: this.before, peak, growth: peak - this.before, samples: this.samples, exactPeak: this.exact };
+    return { before: this.before, peak, growth: peak - this.before, samples: this.samples, exactPeak: this.exact, anonPeak: this.anonMax };
   }
 }
 

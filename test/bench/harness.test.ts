@@ -82,10 +82,24 @@ t.test('tradeapi answers are measured and checked', async (t) => {
     results.push(m);
   }
 
+  // A row of the bridge path (here the same server, this process standing in for the bridge):
+  // the second process's RSS and CPU are read, and bridge/sim is among the ratios.
+  const viaBridge = await measure(
+    { server: 'bridge', variant: 'node + bridge', pid: process.pid, sidePid: process.pid, url: s.base + rangePath('EURUSD', range.fromMs, range.toMs, 'parquet'), kind: 'parquet', envelope: false },
+    expectedFor(range, 'parquet'),
+  );
+  t.equal(viaBridge.status, 'ok', viaBridge.note ?? 'ok');
+  t.ok((viaBridge.sideRssPeakMiB ?? 0) > 0 && (viaBridge.sideRssAnonPeakMiB ?? 0) > 0 && viaBridge.sideCpuS !== undefined, 'the bridge process is probed');
+  results.push(viaBridge);
+
   const rs = ratios(results);
   t.equal(rs.length, 3);
   t.ok(rs.every((r) => r.timesFloor !== undefined && r.timesFloor > 0), 'ratios against the floor');
+  const parquetRatio = rs.find((r) => r.format === 'parquet')!;
+  t.ok(parquetRatio.bridgeVsSim !== undefined && parquetRatio.bridgeVsSim > 0 && parquetRatio.bridgeRssPeakMiB !== undefined, 'bridge/sim ratio');
+  t.equal(rs.filter((r) => r.bridgeVsSim !== undefined).length, 1, 'only where the bridge path was measured');
   t.match(table(results), /100k\s+parquet\s+tradeapi/);
+  t.match(table(results), /100k\s+parquet\s+bridge/);
   t.ok(targets(results).every((x) => x.pass === undefined), 'no 10 M figures, no verdicts');
 });
 
