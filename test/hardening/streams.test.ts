@@ -13,7 +13,7 @@ import { runInNewContext } from 'node:vm';
 import t from 'tap';
 
 import { defaultMaxStreams } from '../../src/http/streams.js';
-import { expectProblem, forEachAdapter, serve, simTerminal, testConfig } from '../helpers/server.js';
+import { expectProblem, forEachAdapter, serve, simTerminal, testConfig, type TestServer } from '../helpers/server.js';
 
 const terminal = simTerminal();
 t.teardown(() => terminal.close());
@@ -57,6 +57,18 @@ function drain(s: Stalled): Promise<{ tail: string; bytes: number }> {
   });
 }
 
+/** Asks for a small series every 100 ms, `tries` times at most, until one gets 200; the last status. */
+async function smallStreamStatus(srv: TestServer, tries: number): Promise<number> {
+  let status = 0;
+  for (let i = 0; i < tries && status !== 200; i++) {
+    await sleep(100);
+    const res = await srv.get('/rates/from-pos?symbol=EURUSD&timeframe=TIMEFRAME_H1&start_pos=0&count=10');
+    status = res.status;
+    await res.arrayBuffer();
+  }
+  return status;
+}
+
 function gc(): void {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
@@ -79,14 +91,7 @@ t.test('past TRADEAPI_MAX_STREAMS a series request gets 503 with Retry-After; ot
 
     // A client that goes away frees its slot.
     stalled[0]?.socket.destroy();
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await sleep(100);
-      const res = await srv.get('/rates/from-pos?symbol=EURUSD&timeframe=TIMEFRAME_H1&start_pos=0&count=10');
-      status = res.status;
-      await res.arrayBuffer();
-    }
-    t.equal(status, 200, 'the freed slot serves a new stream');
+    t.equal(await smallStreamStatus(srv, 50), 200, 'the freed slot serves a new stream');
     for (const s of stalled) s.socket.destroy();
   }),
 );
@@ -100,14 +105,7 @@ t.test('a peer that reads nothing for TRADEAPI_SEND_TIMEOUT_MS is cut off and it
     t.equal(busy.status, 503, 'its slot is taken while it stalls');
     await busy.arrayBuffer();
 
-    let status = 0;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      await sleep(100);
-      const res = await srv.get('/rates/from-pos?symbol=EURUSD&timeframe=TIMEFRAME_H1&start_pos=0&count=10');
-      status = res.status;
-      await res.arrayBuffer();
-    }
-    t.equal(status, 200, 'the slot came free after the send timeout');
+    t.equal(await smallStreamStatus(srv, 100), 200, 'the slot came free after the send timeout');
     const { tail, bytes } = await drain(stalled);
     t.ok(bytes > 0, 'the stalled client had been sent data');
     t.notMatch(tail, /0\r\n\r\n$/, 'the aborted body does not end like a complete one');
