@@ -427,8 +427,13 @@ auto BridgeTerminal::guarded(F&& f) -> decltype(f()) {
   }
 }
 
+// REQUEST's timeout_ms (§5): the bridge gives up on the terminal call a little before this client
+// stops reading, so a slow call ends as ERROR `timeout` on a connection that stays usable, and a
+// call still queued on the bridge when its time is up is never run for nobody.
+static int64_t request_timeout_ms(const BridgeOptions& o) { return std::max(1, o.io_timeout_ms * 3 / 4); }
+
 json BridgeTerminal::call(const char* op, json args, bool retry_safe) {
-  json request{{"op", op}};
+  json request{{"op", op}, {"timeout_ms", request_timeout_ms(pool_->options())}};
   if (!args.is_null()) request["args"] = std::move(args);
   auto [conn, f] = exchange(*pool_, request, op, retry_safe);
   try {
@@ -455,7 +460,7 @@ json BridgeTerminal::call(const char* op, json args, bool retry_safe) {
 
 template <typename Columns>
 std::unique_ptr<SeriesCursor<Columns>> BridgeTerminal::series(const char* op, json args) {
-  json request{{"op", op}, {"args", std::move(args)}, {"window", 2}};
+  json request{{"op", op}, {"args", std::move(args)}, {"window", 2}, {"timeout_ms", request_timeout_ms(pool_->options())}};
   auto [conn, f] = exchange(*pool_, request, op, true);
   try {
     switch (f.header.type) {

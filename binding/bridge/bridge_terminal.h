@@ -102,6 +102,7 @@ class ConnectionPool {
   void failed(const std::string& why);
   // When the bridge became unreachable (Unix seconds), 0 while it is reachable.
   double unreachable_since();
+  const BridgeOptions& options() const { return options_; }
 
  private:
   BridgeOptions options_;

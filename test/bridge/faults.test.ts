@@ -117,6 +117,9 @@ if (skip) {
     const timedOut = results.filter((r) => /timeout/.test(r.detail)).length;
     tt.ok(busy >= N - LIMIT - 2, `at most ${LIMIT} calls waited: ${busy} refused at once as busy`);
     tt.ok(timedOut >= 1, `the waiting ones timed out (${timedOut})`);
+    // The addon sends its deadline with each REQUEST (timeout_ms): the bridge answers `timeout` itself
+    // (the connection stays usable) instead of running the call for nobody.
+    tt.ok(bridge.events('request_failed').some((e) => e.kind === 'timeout'), 'the bridge timed the call out at the deadline the addon sent');
 
     // /health answers while the worker is held: the bridge is reachable, the terminal does not answer.
     const h0 = Date.now();
