@@ -59,6 +59,10 @@ std::string mac_hex(const std::string& secret, const char* label, const std::str
   return to_hex(hmac_sha256(secret, std::string(label) + ns + nc));
 }
 
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 int default_io_timeout_ms(int64_t queue_timeout_ms) {
@@ -199,6 +203,7 @@ std::unique_ptr<Connection> ConnectionPool::acquire(bool& reused) {
     std::lock_guard<std::mutex> lock(mu_);
     delay_ms_ = 0;
     next_attempt_ = {};
+    unreachable_since_ = 0;
     return c;
   } catch (const TerminalError& e) {
     failed(e.what());
@@ -216,7 +221,13 @@ void ConnectionPool::failed(const std::string& why) {
   delay_ms_ = delay_ms_ == 0 ? options_.backoff_initial_ms : std::min(delay_ms_ * 2, options_.backoff_max_ms);
   next_attempt_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_ms_);
   last_failure_ = why;
+  if (unreachable_since_ == 0) unreachable_since_ = unix_now();
   idle_.clear();  // they reach the same bridge: presumably gone too
+}
+
+double ConnectionPool::unreachable_since() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unreachable_since_;
 }
 
 // ---- Series ---------------------------------------------------------------------------------
@@ -416,8 +427,13 @@ auto BridgeTerminal::guarded(F&& f) -> decltype(f()) {
   }
 }
 
+// REQUEST's timeout_ms (§5): the bridge gives up on the terminal call a little before this client
+// stops reading, so a slow call ends as ERROR `timeout` on a connection that stays usable, and a
+// call still queued on the bridge when its time is up is never run for nobody.
+static int64_t request_timeout_ms(const BridgeOptions& o) { return std::max(1, o.io_timeout_ms * 3 / 4); }
+
 json BridgeTerminal::call(const char* op, json args, bool retry_safe) {
-  json request{{"op", op}};
+  json request{{"op", op}, {"timeout_ms", request_timeout_ms(pool_->options())}};
   if (!args.is_null()) request["args"] = std::move(args);
   auto [conn, f] = exchange(*pool_, request, op, retry_safe);
   try {
@@ -444,7 +460,7 @@ json BridgeTerminal::call(const char* op, json args, bool retry_safe) {
 
 template <typename Columns>
 std::unique_ptr<SeriesCursor<Columns>> BridgeTerminal::series(const char* op, json args) {
-  json request{{"op", op}, {"args", std::move(args)}, {"window", 2}};
+  json request{{"op", op}, {"args", std::move(args)}, {"window", 2}, {"timeout_ms", request_timeout_ms(pool_->options())}};
   auto [conn, f] = exchange(*pool_, request, op, true);
   try {
     switch (f.header.type) {
@@ -531,6 +547,36 @@ Version BridgeTerminal::version() {
       throw TerminalError(ErrorKind::CallFailed, -1, "bridge answer to version is not [int, int, str]");
     return Version{v[0].get<int64_t>(), v[1].get<int64_t>(), v[2].get<std::string>()};
   });
+}
+
+BridgeStatus BridgeTerminal::bridge_status() {
+  BridgeStatus st;
+  json v;
+  try {
+    v = call("bridge_status", nullptr);
+  } catch (const TerminalError& e) {
+    // Unreachable, refused, lost, or hung (bridge_status never waits for the terminal, so a
+    // timeout means the bridge itself does not answer).
+    if (e.kind() != ErrorKind::Unavailable && e.kind() != ErrorKind::Timeout) throw;
+    st.reachable = false;
+    st.since = pool_->unreachable_since();
+    st.error = LastError{e.code(), e.what()};
+    return st;
+  }
+  if (!v.is_object() || !v.contains("terminal_connected") || !v["terminal_connected"].is_boolean())
+    throw TerminalError(ErrorKind::CallFailed, -1, "bridge answer to bridge_status is not a status object");
+  st.reachable = true;
+  st.terminal_connected = v["terminal_connected"].get<bool>();
+  if (v.contains("since") && v["since"].is_number()) st.since = v["since"].get<double>();
+  if (v.contains("reconnects") && v["reconnects"].is_number_integer()) st.reconnects = v["reconnects"].get<int64_t>();
+  if (v.contains("last_error") && v["last_error"].is_object()) {
+    const json& le = v["last_error"];
+    LastError e{-1, ""};
+    if (le.contains("code") && le["code"].is_number_integer()) e.code = le["code"].get<int64_t>();
+    if (le.contains("message") && le["message"].is_string()) e.description = le["message"].get<std::string>();
+    st.error = e;
+  }
+  return st;
 }
 
 // The client's own last error (§8: the bridge's last_error is any client's).

@@ -38,6 +38,11 @@ constexpr int kDefaultQueueTimeoutMs = 30000;
 constexpr int kDefaultIoTimeoutMs = 20000;
 static_assert(kDefaultIoTimeoutMs < kDefaultQueueTimeoutMs, "a hung bridge must free the worker before callers time out");
 
+// Calls that may wait in the addon's queue for a bridge terminal (Worker's max_waiting): enough for
+// any burst a healthy bridge absorbs within the queue timeout; past it a stuck terminal costs each
+// further request an immediate 503 instead of memory.
+constexpr int64_t kDefaultQueueLimit = 1024;
+
 // The I/O timeout when none is configured: the default, or two thirds of a queue timeout too short
 // for it (at least 1 ms), so that it stays below any queue timeout over 1 ms.
 int default_io_timeout_ms(int64_t queue_timeout_ms);
@@ -95,6 +100,9 @@ class ConnectionPool {
   void release(std::unique_ptr<Connection> c);
   // Notes a lost connection: the next connect waits out the backoff.
   void failed(const std::string& why);
+  // When the bridge became unreachable (Unix seconds), 0 while it is reachable.
+  double unreachable_since();
+  const BridgeOptions& options() const { return options_; }
 
  private:
   BridgeOptions options_;
@@ -103,6 +111,18 @@ class ConnectionPool {
   std::chrono::steady_clock::time_point next_attempt_{};
   int delay_ms_ = 0;
   std::string last_failure_;
+  double unreachable_since_ = 0;  // first failure since the last successful connect (system clock)
+};
+
+// What /health reports about a bridge: can we reach it, and is its terminal connected (the
+// bridge's `bridge_status` op, §8). When unreachable, `since` is when the client first failed to
+// reach it and `error` says why (never the secret).
+struct BridgeStatus {
+  bool reachable = false;
+  bool terminal_connected = false;
+  double since = 0;  // Unix seconds; 0 = unknown
+  std::optional<LastError> error;
+  int64_t reconnects = 0;
 };
 
 nlohmann::json parse_json_object(const std::string& payload, const char* frame);
@@ -147,6 +167,11 @@ class BridgeTerminal : public Terminal {
   std::vector<TradeOrder> history_orders_get(const HistoryFilter& filter) override;
   int64_t history_deals_total(int64_t date_from, int64_t date_to) override;
   std::vector<TradeDeal> history_deals_get(const HistoryFilter& filter) override;
+
+  // Thread-safe (uses the pool only, never last_error_): the addon runs it beside the worker, so
+  // that /health answers while a slow terminal call holds the worker. Throws only for answers
+  // that are neither a status nor "unreachable" (e.g. a bridge without the op).
+  BridgeStatus bridge_status();
 
  private:
   // One REQUEST -> RESULT value; ERROR -> TerminalError. `retry_safe`: may be re-sent once on a

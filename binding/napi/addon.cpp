@@ -2,6 +2,7 @@
 // secret, ...}, {queueTimeoutMs}), the constants table and the native accept loop (startAcceptor).
 #include <napi.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "acceptor_js.h"
@@ -56,15 +57,23 @@ Napi::Value CreateBridgeTerminal(const Napi::CallbackInfo& info) {
     if (*v <= 0 || *v > 3600000) throw Napi::TypeError::New(env, std::string(name) + " must be 1..3600000");
     field = static_cast<int>(*v);
   };
+  // Unless set explicitly, the I/O timeout stays below the queue timeout (bridge_terminal.h), and so
+  // do connecting and the handshake: a bridge that accepts but never greets must not hold the
+  // worker past the callers' deadline either.
+  o.io_timeout_ms = bridge::default_io_timeout_ms(queue_timeout_ms);
+  o.connect_timeout_ms = std::min(o.connect_timeout_ms, o.io_timeout_ms);
+  o.handshake_timeout_ms = std::min(o.handshake_timeout_ms, o.io_timeout_ms);
   ms("connectTimeoutMs", o.connect_timeout_ms);
   ms("handshakeTimeoutMs", o.handshake_timeout_ms);
-  // Unless set explicitly, the I/O timeout stays below the queue timeout (bridge_terminal.h).
-  o.io_timeout_ms = bridge::default_io_timeout_ms(queue_timeout_ms);
   ms("ioTimeoutMs", o.io_timeout_ms);
   ms("backoffInitialMs", o.backoff_initial_ms);
   ms("backoffMaxMs", o.backoff_max_ms);
+  // Calls that may wait for the worker; past it a call gets 503 at once (Worker). A bridge's
+  // terminal can be slow or stuck for long stretches; the simulator's never is.
+  int64_t queue_limit = OptInt(options, "queueLimit").value_or(bridge::kDefaultQueueLimit);
+  if (queue_limit <= 0 || queue_limit > 1000000) throw Napi::TypeError::New(env, "queueLimit must be 1..1000000");
   std::shared_ptr<Terminal> terminal = std::make_shared<bridge::BridgeTerminal>(std::move(o));
-  return TerminalWrap::Create(env, std::move(terminal), queue_timeout_ms);
+  return TerminalWrap::Create(env, std::move(terminal), queue_timeout_ms, static_cast<size_t>(queue_limit));
 }
 
 // {FAMILY: {NAME: value, ...}, ...} from constants.def, in table order.

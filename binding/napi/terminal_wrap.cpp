@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "args.h"
+#include "bridge/bridge_terminal.h"
 #include "columns_js.h"
 #include "records_js.h"
 
@@ -28,6 +29,7 @@ struct PendingWrap {
   TerminalWrap* wrap = nullptr;
   std::shared_ptr<Terminal> terminal;
   int64_t queue_timeout_ms = 0;
+  size_t max_waiting = 0;
 };
 thread_local PendingWrap pending;  // hands the terminal to the constructor run by Create()
 
@@ -102,13 +104,15 @@ Napi::Function TerminalWrap::Define(Napi::Env env) {
                          InstanceMethod<&TerminalWrap::HistoryOrdersGet>("historyOrdersGet"),
                          InstanceMethod<&TerminalWrap::HistoryDealsTotal>("historyDealsTotal"),
                          InstanceMethod<&TerminalWrap::HistoryDealsGet>("historyDealsGet"),
+                         InstanceMethod<&TerminalWrap::BridgeStatus>("bridgeStatus"),
                          InstanceMethod<&TerminalWrap::Close>("close"),
                      });
 }
 
-Napi::Object TerminalWrap::Create(Napi::Env env, std::shared_ptr<Terminal> terminal, int64_t queue_timeout_ms) {
+Napi::Object TerminalWrap::Create(Napi::Env env, std::shared_ptr<Terminal> terminal, int64_t queue_timeout_ms,
+                                  size_t max_waiting) {
   auto* ctor = env.GetInstanceData<Napi::FunctionReference>();
-  pending = PendingWrap{nullptr, std::move(terminal), queue_timeout_ms};
+  pending = PendingWrap{nullptr, std::move(terminal), queue_timeout_ms, max_waiting};
   Napi::Object obj = ctor->New({});
   pending = PendingWrap{};
   return obj;
@@ -117,8 +121,9 @@ Napi::Object TerminalWrap::Create(Napi::Env env, std::shared_ptr<Terminal> termi
 TerminalWrap::TerminalWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TerminalWrap>(info) {
   if (!pending.terminal) throw Napi::TypeError::New(info.Env(), "use createSimTerminal()");
   terminal_ = std::move(pending.terminal);
-  worker_ = std::make_unique<Worker>(info.Env(), std::chrono::milliseconds(pending.queue_timeout_ms),
-                                     [this](bool busy) { busy ? Ref() : Unref(); });
+  queue_timeout_ = std::chrono::milliseconds(pending.queue_timeout_ms);
+  worker_ = std::make_unique<Worker>(info.Env(), queue_timeout_, [this](bool busy) { busy ? Ref() : Unref(); },
+                                     pending.max_waiting);
 }
 
 // Queues fn(Terminal&) on the worker; its return value becomes the Promise's value.
@@ -278,7 +283,44 @@ Napi::Value TerminalWrap::HistoryDealsGet(const Napi::CallbackInfo& info) {
   auto filter = HistoryFilterArg(info);
   return Call(info, [filter](Terminal& t) { return t.history_deals_get(filter); });
 }
+// {reachable, terminal_connected, since, last_error, reconnects} of a bridge terminal; undefined
+// for any other terminal.
+Napi::Value TerminalWrap::BridgeStatus(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto bridge = std::dynamic_pointer_cast<bridge::BridgeTerminal>(terminal_);
+  if (!bridge) return env.Undefined();
+  if (worker_->closed()) {
+    auto d = Napi::Promise::Deferred::New(env);
+    d.Reject(ToJsError(env, TerminalError(ErrorKind::Unavailable, -10004, "No IPC connection")).Value());
+    return d.Promise();
+  }
+  if (!status_worker_) {
+    // A few /health calls at once are plenty; more wait their turn or are refused (503).
+    status_worker_ = std::make_unique<Worker>(env, queue_timeout_, [this](bool busy) { busy ? Ref() : Unref(); }, 8);
+  }
+  return status_worker_->Submit(env, [bridge]() -> Builder {
+    auto st = std::make_shared<bridge::BridgeStatus>(bridge->bridge_status());
+    return [st](Napi::Env e) -> Napi::Value {
+      Napi::Object o = Napi::Object::New(e);
+      o.Set("reachable", Napi::Boolean::New(e, st->reachable));
+      o.Set("terminal_connected", Napi::Boolean::New(e, st->terminal_connected));
+      o.Set("since", st->since > 0 ? Napi::Number::New(e, st->since) : e.Null());
+      if (st->error) {
+        Napi::Object le = Napi::Object::New(e);
+        le.Set("code", Napi::Number::New(e, static_cast<double>(st->error->code)));
+        le.Set("message", Napi::String::New(e, st->error->description));
+        o.Set("last_error", le);
+      } else {
+        o.Set("last_error", e.Null());
+      }
+      o.Set("reconnects", Napi::Number::New(e, static_cast<double>(st->reconnects)));
+      return o;
+    };
+  });
+}
+
 Napi::Value TerminalWrap::Close(const Napi::CallbackInfo& info) {
+  if (status_worker_) status_worker_->Close();
   worker_->Close();
   return info.Env().Undefined();
 }

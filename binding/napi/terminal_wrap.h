@@ -15,7 +15,9 @@ class TerminalWrap : public Napi::ObjectWrap<TerminalWrap> {
  public:
   static Napi::Function Define(Napi::Env env);
   // Wraps a terminal in a new JS object (the constructor is not callable from JS directly).
-  static Napi::Object Create(Napi::Env env, std::shared_ptr<Terminal> terminal, int64_t queue_timeout_ms);
+  // max_waiting: see Worker (0 = no cap on waiting calls).
+  static Napi::Object Create(Napi::Env env, std::shared_ptr<Terminal> terminal, int64_t queue_timeout_ms,
+                             size_t max_waiting = 0);
 
   explicit TerminalWrap(const Napi::CallbackInfo& info);
 
@@ -56,10 +58,15 @@ class TerminalWrap : public Napi::ObjectWrap<TerminalWrap> {
   Napi::Value HistoryOrdersGet(const Napi::CallbackInfo& info);
   Napi::Value HistoryDealsTotal(const Napi::CallbackInfo& info);
   Napi::Value HistoryDealsGet(const Napi::CallbackInfo& info);
+  Napi::Value BridgeStatus(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
 
   std::shared_ptr<Terminal> terminal_;
   std::unique_ptr<Worker> worker_;
+  // bridgeStatus() runs here, beside worker_: a status must not wait behind a slow terminal call.
+  // Created on first use; only for a bridge terminal (whose bridge_status() is thread-safe).
+  std::unique_ptr<Worker> status_worker_;
+  std::chrono::milliseconds queue_timeout_{0};
 };
 
 }  // namespace tradeapi::napi

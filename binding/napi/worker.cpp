@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace tradeapi::napi {
 
@@ -12,8 +13,9 @@ Napi::Error ToJsError(Napi::Env env, const TerminalError& e) {
   return err;
 }
 
-Worker::Worker(Napi::Env env, std::chrono::milliseconds queue_timeout, std::function<void(bool)> on_busy)
-    : queue_timeout_(queue_timeout), on_busy_(std::move(on_busy)) {
+Worker::Worker(Napi::Env env, std::chrono::milliseconds queue_timeout, std::function<void(bool)> on_busy,
+               size_t max_waiting)
+    : queue_timeout_(queue_timeout), max_waiting_(max_waiting), on_busy_(std::move(on_busy)) {
   tsfn_ = Napi::ThreadSafeFunction::New(env, Napi::Function(), "tradeapi-terminal", 0, 1);
   tsfn_.Unref(env);  // an idle terminal must not keep the process alive
   thread_ = std::thread([this] { Run(); });
@@ -38,7 +40,33 @@ Napi::Promise Worker::Submit(Napi::Env env, Work work, Lane lane) {
     deferred.Reject(ToJsError(env, TerminalError(ErrorKind::Unavailable, -10004, "No IPC connection")).Value());
     return deferred.Promise();
   }
-  auto* job = new Job{std::move(work), deferred, std::chrono::steady_clock::now() + queue_timeout_, {}, {}};
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<Job*> expired;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (lane == Lane::Call && max_waiting_ != 0 && calls_.size() >= max_waiting_) {
+      // Full: the waiting calls whose deadline has passed make room (their callers have had
+      // their timeout already); if they are not enough, this call is refused.
+      size_t live = 0;
+      for (Job* j : calls_) live += now > j->deadline ? 0 : 1;
+      if (live >= max_waiting_) {
+        deferred.Reject(ToJsError(env, TerminalError(ErrorKind::Unavailable, -10004,
+                                                      "terminal busy: " + std::to_string(max_waiting_) +
+                                                          " calls already waiting"))
+                            .Value());
+        return deferred.Promise();
+      }
+      for (auto it = calls_.begin(); it != calls_.end();) {
+        if (now > (*it)->deadline) {
+          expired.push_back(*it);
+          it = calls_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+  auto* job = new Job{std::move(work), deferred, now + queue_timeout_, {}, {}};
   if (in_flight_++ == 0) {
     tsfn_.Ref(env);
     if (on_busy_) on_busy_(true);
@@ -48,6 +76,13 @@ Napi::Promise Worker::Submit(Napi::Env env, Work work, Lane lane) {
     (lane == Lane::Call ? calls_ : bulk_).push_back(job);
   }
   wake_.notify_one();
+  // Settled here, on the JS thread, as the worker would have (deadline passed: 'timeout').
+  for (Job* j : expired) {
+    j->work = nullptr;
+    j->error = TerminalError(ErrorKind::Timeout, -10005, "IPC timeout");
+    Settle(env, j);
+    Done(env);
+  }
   return deferred.Promise();
 }
 

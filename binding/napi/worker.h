@@ -33,7 +33,13 @@ class Worker {
  public:
   // on_busy(true) runs on the JS thread when the first job is submitted, on_busy(false) when the
   // last one settles: the owner uses it to hold a strong reference to itself while work is pending.
-  Worker(Napi::Env env, std::chrono::milliseconds queue_timeout, std::function<void(bool)> on_busy);
+  //
+  // max_waiting (0 = no cap) bounds the calls waiting in Lane::Call: past it a new call is rejected
+  // at once with kind 'unavailable' ("terminal busy"), after the waiting calls whose deadline has
+  // passed have been settled (rejected 'timeout') to make room. A stuck terminal then costs each
+  // further request one immediate 503, not a queue entry (bulk jobs are bounded by the streams).
+  Worker(Napi::Env env, std::chrono::milliseconds queue_timeout, std::function<void(bool)> on_busy,
+         size_t max_waiting = 0);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -58,6 +64,7 @@ class Worker {
   void Done(Napi::Env env);
 
   std::chrono::milliseconds queue_timeout_;
+  size_t max_waiting_;
   std::function<void(bool)> on_busy_;
   Napi::ThreadSafeFunction tsfn_;
   std::mutex mutex_;

@@ -5,6 +5,7 @@ discovered from its account and symbols, never assumed."""
 import socket
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -406,6 +407,37 @@ class Faults(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 0.3)
         self.bridge.hook("_set_delay", 0)
         self.assertEqual(wait_until(lambda: self._try_version(), timeout=10), to_json(mt5.version()))
+
+    def test_request_timeout_ms_bounds_the_wait_and_a_call_given_up_is_never_run(self):
+        self.bridge.hook("_set_delay", 0.4)
+        self.bridge.hook("_calls", True)  # clear
+        slow = connect(self.bridge)
+        self.addCleanup(slow.close)
+        slow.timeout_ms = 450  # below --call-timeout 0.5: the bridge's own limit still applies above
+        done = []
+        runner = threading.Thread(target=lambda: done.append(slow.call("version")))
+        runner.start()
+        time.sleep(0.1)  # version now holds the worker
+        self.c.timeout_ms = 100
+        t0 = time.monotonic()
+        with self.assertRaises(RemoteError) as cm:
+            self.c.call("account_info")
+        self.assertEqual((cm.exception.kind, cm.exception.code), ("timeout", -10005))
+        self.assertLess(time.monotonic() - t0, 0.4)  # its own 100 ms, not the bridge's 500 ms
+        runner.join(5)
+        self.assertEqual(done, [to_json(mt5.version())])
+        self.bridge.hook("_set_delay", 0)
+        time.sleep(0.3)
+        called = [c[0] for c in self.bridge.hook("_calls")]
+        self.assertIn("version", called)
+        self.assertNotIn("account_info", called)  # its client had given up before the worker got to it
+        for bad in (0, -1, True, 1.5, "100", 3600001):
+            self.c.timeout_ms = bad
+            with self.assertRaises(RemoteError) as cm:
+                self.c.call("version")
+            self.assertEqual(cm.exception.kind, "invalid_params", bad)
+        self.c.timeout_ms = None
+        self.assertEqual(self.c.call("version"), to_json(mt5.version()))
 
     def _try_version(self):
         try:

@@ -25,6 +25,7 @@ class Client(object):
     def __init__(self, sock):
         self.sock = sock
         self._next_id = 1
+        self.timeout_ms = None  # sent with every REQUEST when set (§5)
 
     @classmethod
     def connect(cls, host, port, secret: bytes, timeout: float = 30.0):
@@ -84,6 +85,8 @@ class Client(object):
         body = {"op": op, "args": args}
         if window is not None:
             body["window"] = window
+        if self.timeout_ms is not None:
+            body["timeout_ms"] = self.timeout_ms
         frames.send_json(self.sock, frames.REQUEST, rid, body)
         return rid
 

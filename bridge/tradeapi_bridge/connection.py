@@ -27,6 +27,7 @@ class Settings(object):
 
 
 MAX_WINDOW = 64  # most chunk credits a client may hold at once
+MAX_TIMEOUT_MS = 3600000  # a REQUEST's timeout_ms: at most an hour (the bridge's own limit applies too)
 
 
 def dtype_description(dtype) -> dict:
@@ -129,10 +130,16 @@ class Connection(object):
         if isinstance(window, bool) or not isinstance(window, int) or not 1 <= window <= MAX_WINDOW:
             self._error(rid, errors.invalid_params("window: expected an integer 1..%d" % MAX_WINDOW))
             return
+        timeout_ms = body.get("timeout_ms")
+        if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)
+                                       or not 1 <= timeout_ms <= MAX_TIMEOUT_MS):
+            self._error(rid, errors.invalid_params("timeout_ms: expected an integer 1..%d" % MAX_TIMEOUT_MS))
+            return
+        session = self.session if timeout_ms is None else self.session.within(timeout_ms / 1000.0)
         op = body.get("op")
         started = time.monotonic()
         try:
-            result = ops.run(self.session, op, body.get("args"), self.settings)
+            result = ops.run(session, op, body.get("args"), self.settings)
             if isinstance(result, ops.Series):
                 rows = self._series(rid, result, window)
                 if rows is not None:

@@ -29,7 +29,12 @@ class Session(object):
 
     # ------------------------------------------------------------------ calls
 
-    def call(self, fn):
+    def within(self, timeout: float):
+        """This session with a shorter call timeout (a client's REQUEST `timeout_ms`, §5): a call
+        whose client has given up is then skipped by the worker instead of run for nobody."""
+        return _Bounded(self, min(self.call_timeout, timeout))
+
+    def call(self, fn, timeout: float = None):
         """fn(mt5) on the worker, with the call timeout. fn raises BridgeError (usually via
         fail()) on a package failure; IPC failures also mark the terminal down."""
         if not self.connected:
@@ -44,7 +49,7 @@ class Session(object):
                     self._mark_down(e.code, e.message)
                 raise
 
-        return self.worker.call(job, self.call_timeout)
+        return self.worker.call(job, self.call_timeout if timeout is None else timeout)
 
     def fail(self, what: str = ""):
         """Raise the package's last_error() as a BridgeError (called on the worker thread)."""
@@ -163,3 +168,17 @@ class Session(object):
             log.event("initialize_failed", code=code, message=message, retry_in=round(backoff, 3))
             time.sleep(backoff)
             backoff = min(backoff * 2, self._backoff_max)
+
+
+class _Bounded(object):
+    """A session whose calls wait at most `timeout`; everything else is the session's."""
+
+    def __init__(self, session: Session, timeout: float):
+        self._session = session
+        self.call_timeout = timeout
+
+    def call(self, fn):
+        return self._session.call(fn, self.call_timeout)
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)

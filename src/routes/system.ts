@@ -1,13 +1,32 @@
 // Service and terminal status: /health, /version, /last-error, /account, /terminal.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 import { defineRoute, type Route } from '../http/route.js';
 import { recordSchema } from '../http/record-schema.js';
 import { AccountInfoColumns, LastErrorColumns, TerminalInfoColumns, VersionColumns } from '../terminal/records.js';
 import type { Version } from '../terminal/records.js';
-import type { Terminal } from '../terminal/terminal.js';
+import { isTerminalError } from '../terminal/errors.js';
+import type { BridgeStatus, Terminal } from '../terminal/terminal.js';
 
 const VersionSchema = recordSchema('Version', VersionColumns);
+
+const BridgeHealthSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('ok'), Type.Literal('terminal_down'), Type.Literal('unreachable')], {
+      description: "'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'terminal_down': the bridge answers but its terminal is not connected",
+    }),
+    reachable: Type.Boolean({ description: 'The bridge answers and accepts the shared secret' }),
+    terminal_connected: Type.Boolean({ description: "The bridge's terminal is connected (false while unreachable)" }),
+    since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the current state began (UTC): the terminal connected or lost per the bridge, or the bridge became unreachable',
+    }),
+    last_error: Type.Union([Type.Object({ code: Type.Integer(), message: Type.String() }), Type.Null()], {
+      description: 'The failure that explains the state, if any',
+    }),
+    reconnects: Type.Integer({ description: 'Terminal re-initializations by the bridge after a loss' }),
+  },
+  { title: 'BridgeHealth' },
+);
 
 const HealthSchema = Type.Object(
   {
@@ -16,15 +35,48 @@ const HealthSchema = Type.Object(
       connected: Type.Boolean(),
       version: Type.Union([VersionSchema, Type.Null()]),
     }),
+    bridge: Type.Optional(BridgeHealthSchema),
   },
   { title: 'Health' },
 );
 
+type BridgeHealth = Static<typeof BridgeHealthSchema>;
+
+const isoSeconds = (s: number | null): string | null => (s === null || !(s > 0) ? null : new Date(Math.round(s * 1000)).toISOString());
+
+function bridgeHealth(r: PromiseSettledResult<BridgeStatus>): BridgeHealth {
+  if (r.status === 'rejected') {
+    // The status call itself failed (timed out, or a bridge without the op): not reachable as a bridge.
+    const e: unknown = r.reason;
+    const last = isTerminalError(e) ? { code: e.code, message: e.message } : { code: -1, message: e instanceof Error ? e.message : String(e) };
+    return { state: 'unreachable', reachable: false, terminal_connected: false, since: null, last_error: last, reconnects: 0 };
+  }
+  const s = r.value;
+  const state = !s.reachable ? 'unreachable' : s.terminal_connected ? 'ok' : 'terminal_down';
+  return {
+    state,
+    reachable: s.reachable,
+    terminal_connected: s.reachable && s.terminal_connected,
+    since: isoSeconds(s.since),
+    last_error: s.last_error,
+    reconnects: s.reconnects,
+  };
+}
+
+interface Health {
+  connected: boolean;
+  version: Version | null;
+  bridge?: BridgeHealth;
+}
+
 /** Health never throws: any terminal failure is the answer "unavailable". */
-async function health(terminal: Terminal): Promise<{ connected: boolean; version: Version | null }> {
-  const [info, version] = await Promise.allSettled([terminal.terminalInfo(), terminal.version()]);
+async function health(terminal: Terminal): Promise<Health> {
+  const status = terminal.bridgeStatus?.();
+  const [info, version, bridge] = await Promise.allSettled([terminal.terminalInfo(), terminal.version(), status]);
   const connected = info.status === 'fulfilled' && info.value.connected;
-  return { connected, version: version.status === 'fulfilled' ? version.value : null };
+  const out: Health = { connected, version: version.status === 'fulfilled' ? version.value : null };
+  if (status !== undefined) out.bridge = bridgeHealth(bridge as PromiseSettledResult<BridgeStatus>);
+  return out;
 }
 
 export const systemRoutes: readonly Route[] = [
@@ -32,15 +84,18 @@ export const systemRoutes: readonly Route[] = [
     method: 'GET',
     path: '/health',
     summary: 'API and terminal connection status',
-    description: 'No authentication. 200 when the terminal answers and is connected, 503 (same shape) otherwise.',
+    description:
+      'No authentication. 200 when the terminal answers and is connected, 503 (same shape) otherwise. ' +
+      'With a bridge (TRADEAPI_TERMINAL=tcp://…) `bridge` tells "bridge unreachable" from "bridge up, terminal down".',
     tags: ['system'],
     operational: false,
     public: true,
     response: { kind: 'json', description: 'Status of the API and the terminal connection', schema: HealthSchema },
     async handler({ terminal }) {
-      const state = await health(terminal);
-      const ok = state.connected && state.version !== null;
-      return { kind: 'json', status: ok ? 200 : 503, value: { status: ok ? 'ok' : 'unavailable', terminal: state } };
+      const { bridge, ...state } = await health(terminal);
+      const ok = state.connected && state.version !== null && (bridge === undefined || bridge.state === 'ok');
+      const value = { status: ok ? 'ok' : 'unavailable', terminal: state, ...(bridge === undefined ? {} : { bridge }) };
+      return { kind: 'json', status: ok ? 200 : 503, value };
     },
   }),
   defineRoute({

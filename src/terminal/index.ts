@@ -3,7 +3,7 @@ import { addon, type BridgeConfig, type SimConfig } from './native.js';
 import { NativeTerminalFacade } from './native-terminal.js';
 import type { Terminal } from './terminal.js';
 
-export type { Terminal, TradeFilter, HistoryFilter, SeriesOptions } from './terminal.js';
+export type { Terminal, TradeFilter, HistoryFilter, SeriesOptions, BridgeStatus } from './terminal.js';
 export type { Series, TickChunk, RateChunk } from './series.js';
 export { TickFields, RateFields } from './series.js';
 export { TerminalError, isTerminalError, type TerminalErrorKind } from './errors.js';
@@ -34,7 +34,10 @@ export function openSimTerminal(config: SimConfig = {}, options: OpenOptions = {
   });
 }
 
-export type BridgeOptions = OpenOptions & Omit<BridgeConfig, 'host' | 'port' | 'secret'>;
+export type BridgeOptions = OpenOptions & Omit<BridgeConfig, 'host' | 'port' | 'secret'> & {
+  /** Calls that may wait for the addon's worker (default 1024); past it a call fails 'unavailable' (503) at once. */
+  queueLimit?: number;
+};
 
 /**
  * A real terminal behind a bridge (docs/bridge-protocol.md) at tcp://HOST:PORT. Connects lazily:
@@ -45,9 +48,9 @@ export function openBridgeTerminal(url: string, secret: string, options: BridgeO
   const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(url);
   const port = m ? Number(m[2]) : NaN;
   if (!m || !(port >= 1 && port <= 65535)) throw new TypeError(`bridge address must be tcp://HOST:PORT; got ${JSON.stringify(url)}`);
-  const { callTimeoutMs, ...bridge } = options;
+  const { callTimeoutMs, queueLimit, ...bridge } = options;
   const timeout = callTimeoutMs ?? 30_000;
   const host = m[1]!.replace(/^\[(.*)\]$/, '$1');
-  const native = addon.createBridgeTerminal({ ...bridge, host, port, secret }, { queueTimeoutMs: timeout });
+  const native = addon.createBridgeTerminal({ ...bridge, host, port, secret }, { queueTimeoutMs: timeout, ...(queueLimit === undefined ? {} : { queueLimit }) });
   return new NativeTerminalFacade('bridge', native, { callTimeoutMs: timeout });
 }

@@ -57,6 +57,8 @@ export interface NativeTerminal {
   historyOrdersGet(filter: HistoryFilter): Promise<unknown>;
   historyDealsTotal(dateFrom: number, dateTo: number): Promise<unknown>;
   historyDealsGet(filter: HistoryFilter): Promise<unknown>;
+  /** A bridge terminal's status (runs beside the worker); undefined for any other terminal. */
+  bridgeStatus(): Promise<unknown> | undefined;
   close(): void;
 }
 
@@ -106,7 +108,8 @@ export interface BridgeConfig {
 
 export interface NativeAddon {
   createSimTerminal(config?: SimConfig, options?: { queueTimeoutMs?: number }): NativeTerminal;
-  createBridgeTerminal(config: BridgeConfig, options?: { queueTimeoutMs?: number }): NativeTerminal;
+  /** queueLimit: calls that may wait for the worker (default 1024); past it a call fails 'unavailable' at once. */
+  createBridgeTerminal(config: BridgeConfig, options?: { queueTimeoutMs?: number; queueLimit?: number }): NativeTerminal;
   constants: Record<string, Record<string, number>>;
   /** Bench aid: ms spent handing a `rows`-row tick chunk to JS (conversion only). */
   measureHandoff(rows: number): { ms: number; chunk: unknown };

@@ -39,6 +39,20 @@ export interface SeriesOptions {
   chunkRows?: number;
 }
 
+/**
+ * A bridge's own view (docs/bridge-protocol.md §8 `bridge_status`), as /health reports it.
+ * `reachable` false: the gateway cannot reach or authenticate with the bridge; `since` is then when
+ * that began. Otherwise `terminal_connected`/`since`/`last_error` are the bridge's: whether its
+ * terminal is connected, since when (Unix seconds), and the failure that explains the state.
+ */
+export interface BridgeStatus {
+  reachable: boolean;
+  terminal_connected: boolean;
+  since: number | null;
+  last_error: { code: number; message: string } | null;
+  reconnects: number;
+}
+
 export interface Terminal {
   /** Which implementation answers: 'sim' or 'bridge'. */
   readonly kind: string;
@@ -78,6 +92,9 @@ export interface Terminal {
   historyOrdersGet(filter: HistoryFilter): Promise<TradeOrder[]>;
   historyDealsTotal(dateFrom: number, dateTo: number): Promise<number>;
   historyDealsGet(filter: HistoryFilter): Promise<TradeDeal[]>;
+
+  /** Only for a terminal behind a bridge; answers while a slow terminal call holds the worker. */
+  bridgeStatus?(): Promise<BridgeStatus>;
 
   /** Stops the worker after the queued calls; later calls reject with kind 'unavailable'. */
   close(): Promise<void>;

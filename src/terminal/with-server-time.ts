@@ -8,7 +8,7 @@ import type {
 } from './records.js';
 import type { RateChunk, Series, TickChunk } from './series.js';
 import type { ServerZone } from './server-time.js';
-import type { HistoryFilter, SeriesOptions, Terminal, TradeFilter } from './terminal.js';
+import type { BridgeStatus, HistoryFilter, SeriesOptions, Terminal, TradeFilter } from './terminal.js';
 
 /** Record fields in seconds / milliseconds of server time (records.ts). */
 export const TIME_FIELDS = {
@@ -71,7 +71,13 @@ class UtcSeries<C extends { rows: number; time: BigInt64Array; time_msc?: BigInt
 }
 
 class ServerTimeTerminal implements Terminal {
-  constructor(private readonly inner: Terminal, private readonly zone: ServerZone) {}
+  /** The bridge's own clock (Unix seconds), not server time: passed on as it is. */
+  readonly bridgeStatus?: () => Promise<BridgeStatus>;
+
+  constructor(private readonly inner: Terminal, private readonly zone: ServerZone) {
+    const status = inner.bridgeStatus?.bind(inner);
+    if (status) this.bridgeStatus = status;
+  }
 
   get kind(): string {
     return this.inner.kind;

@@ -1,0 +1,175 @@
+// Shared by the suites under test/bridge/: a real bridge process (python -m tradeapi_bridge over the
+// MetaTrader5 stand-in, or bridge/tests/hooked_bridge.py to change the stand-in's behaviour from
+// outside), the venv it runs in, and a real gateway on loopback in front of it.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+import type { Test } from 'tap';
+
+import { loadConfig, type Env } from '../../src/config.js';
+import { availableAdapters } from '../../src/http/adapters.js';
+import { createLogger } from '../../src/log.js';
+import { startServer } from '../../src/server.js';
+import { openBridgeTerminal, type BridgeOptions, type Terminal } from '../../src/terminal/index.js';
+import { root } from './cli.js';
+
+export const VENV = path.join(root, 'build/bridge-venv');
+export const PY = path.join(VENV, 'bin/python');
+export const SECRET = 'tap-bridge-secret-5e1f0c2a9b7d4c63';
+export const WRONG = 'not-the-bridge-secret-8d2e61f0a4';
+export const STAND_IN = path.join(root, 'bridge/tests/stand_in');
+const HOOKED = path.join(root, 'bridge/tests/hooked_bridge.py');
+
+/** build/bridge-venv with the bridge's pinned numpy (as bridge/tests/run.sh makes it); a reason to skip, or undefined. */
+export function prepareVenv(): string | undefined {
+  const numpy = () => existsSync(PY) && spawnSync(PY, ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
+  if (numpy()) return undefined;
+  if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) return 'python3 is not installed';
+  let r = spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
+  if (r.status !== 0) return `python3 -m venv is unavailable: ${(r.stderr || '').trim().split('\n').pop()}`;
+  r = spawnSync(PY, ['-m', 'pip', 'install', '-q', '-r', path.join(root, 'bridge/tests/requirements.txt')], { encoding: 'utf8' });
+  if (r.status !== 0) return `pip could not install the bridge's requirements: ${(r.stderr || '').trim().split('\n').pop()}`;
+  return numpy() ? undefined : 'numpy does not import in build/bridge-venv';
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BridgeStartOptions {
+  /** Run bridge/tests/hooked_bridge.py: hook() then calls the stand-in's test hooks. */
+  hooked?: boolean;
+  /** Extra command-line options of the bridge (e.g. ['--call-timeout', '1']). */
+  args?: readonly string[];
+}
+
+export class Bridge {
+  log = '';
+  private hookWaiters: Array<{ hook: string; resolve: (result: unknown) => void }> = [];
+  private constructor(readonly proc: ChildProcess) {}
+
+  static start(port: number, secret = SECRET, options: BridgeStartOptions = {}): Promise<Bridge> {
+    const entry = options.hooked ? [HOOKED] : ['-m', 'tradeapi_bridge'];
+    const proc = spawn(PY, [...entry, '--listen', `127.0.0.1:${port}`, ...(options.args ?? [])], {
+      cwd: root,
+      env: { ...process.env, PYTHONPATH: [path.join(root, 'bridge'), STAND_IN].join(path.delimiter), TRADEAPI_BRIDGE_SECRET: secret },
+      stdio: [options.hooked ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+    });
+    const b = new Bridge(proc);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`bridge did not listen:\n${b.log}`)), 20_000);
+      proc.stderr!.on('data', (d: Buffer) => {
+        const before = b.log.length;
+        b.log += d.toString();
+        b.settleHooks(before);
+        if (b.log.includes('"event":"listening"') || b.log.includes('"event": "listening"')) {
+          clearTimeout(timer);
+          resolve(b);
+        }
+      });
+      proc.once('exit', (code) => reject(new Error(`bridge exited (${code}):\n${b.log}`)));
+    });
+  }
+
+  /** Calls a stand-in test hook in the (hooked) bridge process; resolves with its result once done. */
+  hook(name: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}): Promise<unknown> {
+    if (!this.proc.stdin) throw new Error('hook() needs a bridge started with { hooked: true }');
+    return new Promise((resolve) => {
+      this.hookWaiters.push({ hook: name, resolve });
+      this.proc.stdin!.write(`${JSON.stringify({ hook: name, args, kwargs })}\n`);
+    });
+  }
+
+  /** Log lines (JSON events) whose event is `event`, parsed. */
+  events(event: string): Array<Record<string, unknown>> {
+    return this.log
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return {}; } })
+      .filter((e) => e.event === event);
+  }
+
+  private settleHooks(from: number): void {
+    // Whole lines only: a line is parsed once its newline has arrived.
+    const start = this.log.lastIndexOf('\n', from - 1) + 1;
+    const text = this.log.slice(start, this.log.lastIndexOf('\n') + 1);
+    for (const line of text.split('\n')) {
+      if (!line.includes('hook_done')) continue;
+      let e: { event?: string; hook?: string; result?: unknown };
+      try { e = JSON.parse(line) as typeof e; } catch { continue; }
+      if (e.event !== 'hook_done') continue;
+      const i = this.hookWaiters.findIndex((w) => w.hook === e.hook);
+      if (i >= 0) this.hookWaiters.splice(i, 1)[0]!.resolve(e.result);
+    }
+  }
+
+  kill(): Promise<void> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.kill('SIGKILL');
+    });
+  }
+}
+
+/** Parquet cells as JSON numbers: int64 as bigint, timestamps as Date (seconds or ms by column). */
+export function plain(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (typeof v === 'bigint') out[k] = Number(v);
+    else if (v instanceof Date) out[k] = k.endsWith('_msc') ? v.getTime() : v.getTime() / 1000;
+    else out[k] = v;
+  }
+  return out;
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export type Get = (p: string, init?: RequestInit) => Promise<Response>;
+
+export interface GatewayOptions {
+  /** Options of openBridgeTerminal (default { backoffMaxMs: 500 }). */
+  terminal?: BridgeOptions;
+  /** Extra configuration variables (e.g. TRADEAPI_SERVER_TZ). */
+  env?: Env;
+}
+
+/** A gateway on loopback in front of the bridge at `port`, closed at the end of `tt`. */
+export async function startGateway(tt: Test, port: number, secret = SECRET, options: GatewayOptions = {}): Promise<{ get: Get; terminal: Terminal }> {
+  const terminal = openBridgeTerminal(`tcp://127.0.0.1:${port}`, secret, options.terminal ?? { backoffMaxMs: 500 });
+  const server = await startServer({
+    terminal,
+    config: loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', ...options.env }),
+    adapter: availableAdapters()[0]!,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('silent'),
+  });
+  tt.teardown(async () => {
+    await server.close(1000);
+    await terminal.close();
+  });
+  const base = `http://127.0.0.1:${server.port}`;
+  return { get: (p: string, init?: RequestInit) => fetch(base + p, init), terminal };
+}
+
+/** startGateway's fetch alone (what client.test.ts uses). */
+export async function gateway(tt: Test, port: number, secret = SECRET): Promise<Get> {
+  return (await startGateway(tt, port, secret)).get;
+}
