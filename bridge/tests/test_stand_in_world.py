@@ -185,6 +185,11 @@ class World(unittest.TestCase):
         self.assertFails(mt5.account_info(), -10004)
         self.assertEqual(mt5._book_subscriptions(), [])
 
+    def test_group_masks_have_only_star(self):
+        self.assertEqual(mt5.symbols_get(group="EURUS?"), ())  # '?' is no wildcard (mt5-reference §2.4)
+        self.assertEqual([s.name for s in mt5.symbols_get(group="EURUS*")], ["EURUSD"])
+        self.assertEqual(mt5.positions_get(group="[E]*"), ())
+
     def test_market_watch(self):
         self.assertFails(mt5.symbol_info_tick("USDJPY"), -1)  # hidden in the exported world
         self.assertTrue(mt5.symbol_select("USDJPY", True))

@@ -75,8 +75,8 @@ interface Req {
   body?: unknown;
   /** The status both must answer (default 200): the situation each request is meant to test. */
   expect?: number;
-  /** A 200 whose rows are expected to be none (default: at least one row). */
-  empty?: boolean;
+  /** Rows a 200 is expected to hold: none, or any number (default: at least one). */
+  rows?: 'none' | 'any';
   /** A known, documented difference: the statuses each side answers, and why. Not compared. */
   differs?: { sim: number; bridge: number; why: string };
   /** Only this format (a request that changes state is answered differently the second time). */
@@ -85,13 +85,14 @@ interface Req {
   note?: string;
 }
 
-type Opts = Pick<Req, 'expect' | 'empty' | 'differs' | 'format' | 'note'>;
+type Opts = Pick<Req, 'expect' | 'rows' | 'differs' | 'format' | 'note'>;
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const get = (p: string, opts: Opts = {}): Req => ({ method: 'GET', path: p, ...opts });
 const post = (p: string, body?: unknown, opts: Opts = {}): Req => ({ method: 'POST', path: p, ...(body !== undefined ? { body } : {}), ...opts });
 const q = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 const unknown: Opts = { expect: 404, note: 'unknown symbol' };
-const empty: Opts = { empty: true };
+const empty: Opts = { rows: 'none' };
+const edge: Opts = { rows: 'any', note: 'group edge case' };
 
 function seriesRequests(): Req[] {
   const out: Req[] = [];
@@ -111,7 +112,7 @@ function seriesRequests(): Req[] {
     out.push(
       get(`/ticks/from?${q({ symbol: s, date_from: iso(NOW_MS - 5 * 60_000), count: 1_000_000 })}`, {
         note: 'count beyond the ticks up to now',
-        empty: stock, // the stock's session ended yesterday
+        ...(stock ? empty : {}), // the stock's session ended yesterday
       }),
     );
 
@@ -137,6 +138,9 @@ function seriesRequests(): Req[] {
   return out;
 }
 
+/** group masks at the edges of mt5-reference §2.4 (blank, '?', '[', case, spaces, exclusions first). */
+const GROUPS = [' ', 'EURUS?', '*[*', 'eurusd', ' EUR* , !EURUSD ,USD*', '!EURUSD', ',,*JPY', '*\t', 'EURUSD\t'];
+
 interface Tickets {
   position: number;
   order: number;
@@ -157,8 +161,12 @@ function requests(k: Tickets): Req[] {
     get(`/history/${what}?${q({ ...hist, group: 'NOPE*' })}`, empty),
     get(`/history/${what}?${q({ ticket })}`),
     get(`/history/${what}?${q({ position: k.historyPosition })}`),
-    get(`/history/${what}?${q({ position: k.historyPosition, ...narrow })}`, { empty: true, note: 'the position lies outside the range' }),
-    get(`/history/${what}?${q({ ticket: 999_999_999 })}`, { empty: true, note: 'no such ticket: empty, as a range with nothing' }),
+    get(`/history/${what}?${q({ position: k.historyPosition, ...narrow })}`, { rows: 'none', note: 'the position lies outside the range' }),
+    get(`/history/${what}?${q({ ticket: 999_999_999 })}`, { rows: 'none', note: 'no such ticket: empty, as a range with nothing' }),
+    ...GROUPS.flatMap((group) => [
+      get(`/history/${what}?${q({ ...hist, group })}`, edge),
+      get(`/history/${what}?${q({ ...hist, symbol: 'EURUSD', group })}`, edge),
+    ]),
     get(`/history/${what}?${q({ date_from: hist.date_from })}`, { expect: 400, note: 'date_from alone' }),
     get(`/history/${what}/total?${q(hist)}`),
     get(`/history/${what}/total?${q(narrow)}`),
@@ -170,9 +178,13 @@ function requests(k: Tickets): Req[] {
     get(`/${what}?${q({ group: '*JPY*,AAPL' })}`),
     get(`/${what}?${q({ ticket })}`),
     get(`/${what}?${q({ symbol: 'AAPL', group: 'AA*' })}`),
-    get(`/${what}?${q({ symbol: 'EURUSD', group: '!EUR*' })}`, { empty: true, note: 'group narrows symbol' }),
+    get(`/${what}?${q({ symbol: 'EURUSD', group: '!EUR*' })}`, { rows: 'none', note: 'group narrows symbol' }),
     get(`/${what}?${q({ ticket: 999_999_999 })}`, empty),
     get(`/${what}/total`),
+    ...GROUPS.flatMap((group) => [
+      get(`/${what}?${q({ group })}`, edge),
+      get(`/${what}?${q({ symbol: 'EURUSD', group })}`, edge),
+    ]),
   ];
   const margin = (m: MarginQuestion) => `/calc/margin?${q({ action: m.action, symbol: m.symbol, volume: m.volume, price: m.price })}`;
   const profit = (p: ProfitQuestion) =>
@@ -188,6 +200,7 @@ function requests(k: Tickets): Req[] {
     get(`/symbols?${q({ group: '*USD*' })}`),
     get(`/symbols?${q({ group: '*,!EUR*,!*JPY' })}`),
     get(`/symbols?${q({ group: 'NOPE*' })}`, empty),
+    ...GROUPS.map((group) => get(`/symbols?${q({ group })}`, edge)),
     ...SYMBOLS.flatMap((s) => [get(`/symbols/${s}`), get(`/symbols/${s}/tick`)]),
     get('/symbols/NOPE', unknown),
     get('/last-error', { note: 'after an unknown symbol' }),
@@ -410,7 +423,7 @@ if (skip) {
         }
         compared++;
         tt.equal(a.status, req.expect ?? 200, `${label}: the simulator answers ${req.expect ?? 200}${a.status !== (req.expect ?? 200) ? `: ${a.text}` : ''}`);
-        if (a.status === 200) tt.equal(rowsOf(a) === 0, req.empty === true, `${label}: ${req.empty ? 'no rows' : 'rows'} (${rowsOf(a)})`);
+        if (a.status === 200 && req.rows !== 'any') tt.equal(rowsOf(a) === 0, req.rows === 'none', `${label}: ${req.rows === 'none' ? 'no rows' : 'rows'} (${rowsOf(a)})`);
         tt.same(b, a, label);
       }
     }

@@ -945,17 +945,18 @@ def _symbol(name, require_selected=False):
 
 
 def _group_match(names, group):
-    """Comma-separated masks, '*' anywhere, '!' excludes, applied in order (mt5-reference §2.4)."""
+    """Comma-separated masks, '*' anywhere, '!' excludes, applied in order (mt5-reference §2.4).
+    Only '*' is special: fnmatch's '?' and '[' are escaped."""
     import fnmatch
     chosen = []
     for cond in (c.strip() for c in _str(group).split(",")):
         if not cond:
             continue
         if cond.startswith("!"):
-            pat = cond[1:].replace("[", "[[]")
+            pat = cond[1:].replace("[", "[[]").replace("?", "[?]")
             chosen = [n for n in chosen if not fnmatch.fnmatchcase(n, pat)]
         else:
-            pat = cond.replace("[", "[[]")
+            pat = cond.replace("[", "[[]").replace("?", "[?]")
             chosen += [n for n in names if fnmatch.fnmatchcase(n, pat) and n not in chosen]
     return set(chosen)
 
