@@ -63,6 +63,7 @@ const CHECK: Partial<TradeRequest>[] = [
   { action: 1, symbol: 'EURUSD', volume: 0.001, type: 0 },
   { action: 1, symbol: 'AAPL', volume: 3, type: 0, magic: 42, sl: 170, tp: 200 },
   { action: 8, order: 123456 },
+  { action: 1, symbol: 'EURUSD', volume: 0.5, type: 1, comment: 'contrat € ü "q" \\ 😀' }, // non-ASCII, escapes
 ];
 
 // ------------------------------------------------------------------ requests
@@ -205,6 +206,7 @@ function requests(k: Tickets): Req[] {
     get('/symbols/NOPE', unknown),
     get('/last-error', { note: 'after an unknown symbol' }),
     get('/symbols/NOPE/tick', unknown),
+    get(`/symbols/${encodeURIComponent('NÖPE€😀')}`, unknown),
     post('/symbols/EURUSD/select?enable=true'),
     post('/symbols/EURUSD/select?enable=false', undefined, { expect: 409, note: 'in use by positions' }),
     post('/symbols/NOPE/select?enable=true', undefined, unknown),
