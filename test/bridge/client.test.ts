@@ -2,10 +2,7 @@
 // MetaTrader5 stand-in) and a real gateway on loopback. Answers are compared with what the stand-in
 // returns for the same call in a Python process of its own. Skipped, saying why, where no Python
 // 3 with venv is available.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
 
 import t, { type Test } from 'tap';
 
@@ -15,69 +12,16 @@ import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import { openBridgeTerminal } from '../../src/terminal/index.js';
 import { readParquet } from '../encode/fixtures/index.js';
+import { BridgeProcess, PY, STAND_IN, freePort, prepareVenv } from '../helpers/bridge-process.js';
 import { cliCommand, root } from '../helpers/cli.js';
 
-const VENV = path.join(root, 'build/bridge-venv');
-const PY = path.join(VENV, 'bin/python');
 const SECRET = 'tap-bridge-secret-5e1f0c2a9b7d4c63';
 const WRONG = 'not-the-bridge-secret-8d2e61f0a4';
-const STAND_IN = path.join(root, 'bridge/tests/stand_in');
 
-/** build/bridge-venv with the bridge's pinned numpy (as bridge/tests/run.sh makes it); a reason to skip, or undefined. */
-function prepareVenv(): string | undefined {
-  const numpy = () => existsSync(PY) && spawnSync(PY, ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
-  if (numpy()) return undefined;
-  if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) return 'python3 is not installed';
-  let r = spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
-  if (r.status !== 0) return `python3 -m venv is unavailable: ${(r.stderr || '').trim().split('\n').pop()}`;
-  r = spawnSync(PY, ['-m', 'pip', 'install', '-q', '-r', path.join(root, 'bridge/tests/requirements.txt')], { encoding: 'utf8' });
-  if (r.status !== 0) return `pip could not install the bridge's requirements: ${(r.stderr || '').trim().split('\n').pop()}`;
-  return numpy() ? undefined : 'numpy does not import in build/bridge-venv';
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-class Bridge {
-  log = '';
-  private constructor(readonly proc: ChildProcess) {}
-
-  static start(port: number, secret = SECRET): Promise<Bridge> {
-    const proc = spawn(PY, ['-m', 'tradeapi_bridge', '--listen', `127.0.0.1:${port}`], {
-      cwd: root,
-      env: { ...process.env, PYTHONPATH: [path.join(root, 'bridge'), STAND_IN].join(path.delimiter), TRADEAPI_BRIDGE_SECRET: secret },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const b = new Bridge(proc);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`bridge did not listen:\n${b.log}`)), 20_000);
-      proc.stderr!.on('data', (d: Buffer) => {
-        b.log += d.toString();
-        if (b.log.includes('"event":"listening"') || b.log.includes('"event": "listening"')) {
-          clearTimeout(timer);
-          resolve(b);
-        }
-      });
-      proc.once('exit', (code) => reject(new Error(`bridge exited (${code}):\n${b.log}`)));
-    });
-  }
-
-  kill(): Promise<void> {
-    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.proc.once('exit', () => resolve());
-      this.proc.kill('SIGKILL');
-    });
-  }
-}
+/** A bridge on 127.0.0.1:port with this file's secret unless told otherwise. */
+const Bridge = {
+  start: (port: number, secret = SECRET) => BridgeProcess.start(port, { secret }),
+};
 
 // Server time = UTC in the stand-in's default configuration: the gateway's UTC dates are its stamps.
 const FROM_S = Date.UTC(2024, 11, 20, 10) / 1000;
