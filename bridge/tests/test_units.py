@@ -91,6 +91,16 @@ class Args(unittest.TestCase):
         self.assertFalse(group_match("*, !*USD*", "EURUSD"))
         self.assertTrue(group_match("*,!*JPY*", "EURUSD"))
         self.assertFalse(group_match("eur*", "EURUSD"))
+        # the simulator's choices (binding/sim/group_filter.cpp): a blank group selects everything;
+        # only space, tab, CR and LF are trimmed; '?' and '[' are plain characters
+        for blank in ("", " ", " \t\r\n ", ","):
+            self.assertEqual(group_match(blank, "EURUSD"), blank != ",", repr(blank))
+        self.assertTrue(group_match(" \tEUR* , !GBP*", "EURUSD"))
+        self.assertFalse(group_match("\x0bEURUSD", "EURUSD"))
+        self.assertFalse(group_match("EURUS?", "EURUSD"))
+        self.assertTrue(group_match("EURUS?", "EURUS?"))
+        self.assertTrue(group_match("[E]*", "[E]URUSD"))
+        self.assertFalse(group_match("[E]*", "EURUSD"))
 
     def test_error_kinds_follow_codes(self):
         self.assertEqual(errors.from_last_error((-4, "Terminal: Not found")).kind, "not_found")

@@ -5,7 +5,7 @@ import time
 
 from . import errors, series
 from .args import validate
-from .group import group_match
+from .group import group_match, is_blank
 from .records import to_json
 
 S, I, F, B, O = "str", "int", "float", "bool", "object"
@@ -342,6 +342,8 @@ def run(session, op, raw_args, settings):
         raise errors.invalid_params("unknown op %r" % (op,))
     handler, spec, _is_series = OPS[op]
     a = validate(op, raw_args, spec)
+    if "group" in a and is_blank(a["group"]):
+        del a["group"]  # selects everything (the Terminal interface's rule), so no filter at all
     if op == "copy_rates_range":
         # A window must hold fewer bars than the terminal's maxbars, or the package refuses it (-2).
         window = settings.window_bars

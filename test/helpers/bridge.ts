@@ -2,7 +2,7 @@
 // MetaTrader5 stand-in, or bridge/tests/hooked_bridge.py to change the stand-in's behaviour from
 // outside), the venv it runs in, and a real gateway on loopback in front of it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -22,10 +22,40 @@ export const WRONG = 'not-the-bridge-secret-8d2e61f0a4';
 export const STAND_IN = path.join(root, 'bridge/tests/stand_in');
 const HOOKED = path.join(root, 'bridge/tests/hooked_bridge.py');
 
+const LOCK = `${VENV}.lock`;
+const LOCK_STALE_MS = 10 * 60_000;
+
+/** Runs fn holding build/bridge-venv.lock: tap runs suites in parallel, and two of them must not
+ *  create and pip-install the same venv at once. A lock older than any install is taken over. */
+function withVenvLock<T>(fn: () => T): T {
+  mkdirSync(path.dirname(LOCK), { recursive: true });
+  const deadline = Date.now() + LOCK_STALE_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(LOCK, 'wx'));
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS || Date.now() > deadline) rmSync(LOCK, { force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200); // a synchronous 200 ms sleep
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(LOCK, { force: true });
+  }
+}
+
 /** build/bridge-venv with the bridge's pinned numpy (as bridge/tests/run.sh makes it); a reason to skip, or undefined. */
 export function prepareVenv(): string | undefined {
   const numpy = () => existsSync(PY) && spawnSync(PY, ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
   if (numpy()) return undefined;
+  return withVenvLock(() => (numpy() ? undefined : createVenv(numpy)));
+}
+
+function createVenv(numpy: () => boolean): string | undefined {
   if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) return 'python3 is not installed';
   let r = spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
   if (r.status !== 0) return `python3 -m venv is unavailable: ${(r.stderr || '').trim().split('\n').pop()}`;
@@ -50,6 +80,8 @@ export interface BridgeStartOptions {
   hooked?: boolean;
   /** Extra command-line options of the bridge (e.g. ['--call-timeout', '1']). */
   args?: readonly string[];
+  /** Extra environment (e.g. MT5_STUB_WORLD for the stand-in's world mode). */
+  env?: Record<string, string>;
 }
 
 export class Bridge {
@@ -61,7 +93,7 @@ export class Bridge {
     const entry = options.hooked ? [HOOKED] : ['-m', 'tradeapi_bridge'];
     const proc = spawn(PY, [...entry, '--listen', `127.0.0.1:${port}`, ...(options.args ?? [])], {
       cwd: root,
-      env: { ...process.env, PYTHONPATH: [path.join(root, 'bridge'), STAND_IN].join(path.delimiter), TRADEAPI_BRIDGE_SECRET: secret },
+      env: { ...process.env, PYTHONPATH: [path.join(root, 'bridge'), STAND_IN].join(path.delimiter), TRADEAPI_BRIDGE_SECRET: secret, ...options.env },
       stdio: [options.hooked ? 'pipe' : 'ignore', 'ignore', 'pipe'],
     });
     const b = new Bridge(proc);

@@ -62,6 +62,8 @@ Test hooks (module functions starting with ``_``; the real module has none of th
   October, 01:00 UTC), or an IANA name if ``zoneinfo`` knows it. ``now``: the terminal's clock as
   true UTC (datetime or epoch seconds; default 2024-12-20 16:00 UTC). ``history_start``: first
   server day with data (default 2024-01-01). ``symbols``: names of the built-in symbols to offer.
+* ``_configure(world='/dir')`` or env ``MT5_STUB_WORLD=/dir`` — world mode: the data functions serve a
+  world exported from another terminal (``_world.py``; test/helpers/sim-world.ts exports the simulator's).
 * ``_reset()`` — back to the defaults.
 * ``_lose_terminal(code=-10001)`` — the terminal goes away: the next call fails with ``code``, later
   calls with ``(-10004, 'No IPC connection')``; ``terminal_info()`` returns ``None``;
@@ -369,7 +371,7 @@ def _weekday(days):
 
 _DEFAULTS = dict(server_tz="UTC", seed=20240101, maxbars=100000, symbols=None,
                  now=calendar.timegm((2024, 12, 20, 16, 0, 0)),
-                 history_start=calendar.timegm((2024, 1, 1, 0, 0, 0)), ticks=None, tick_rate=1.0)
+                 history_start=calendar.timegm((2024, 1, 1, 0, 0, 0)), ticks=None, tick_rate=1.0, world=None)
 
 
 class _State(object):
@@ -434,6 +436,9 @@ def _apply(settings):
     _S.tick_cache = {}
     _S.account = None
     _S.request_id = 0
+    # World mode (_world.py): an exported world serves the data functions instead of the generator.
+    from . import _world
+    _S.world = _world.load(settings["world"] or os.environ.get("MT5_STUB_WORLD"))
 
 
 def _configure(**settings):
@@ -940,17 +945,18 @@ def _symbol(name, require_selected=False):
 
 
 def _group_match(names, group):
-    """Comma-separated masks, '*' anywhere, '!' excludes, applied in order (mt5-reference §2.4)."""
+    """Comma-separated masks, '*' anywhere, '!' excludes, applied in order (mt5-reference §2.4).
+    Only '*' is special: fnmatch's '?' and '[' are escaped."""
     import fnmatch
     chosen = []
     for cond in (c.strip() for c in _str(group).split(",")):
         if not cond:
             continue
         if cond.startswith("!"):
-            pat = cond[1:].replace("[", "[[]")
+            pat = cond[1:].replace("[", "[[]").replace("?", "[?]")
             chosen = [n for n in chosen if not fnmatch.fnmatchcase(n, pat)]
         else:
-            pat = cond.replace("[", "[[]")
+            pat = cond.replace("[", "[[]").replace("?", "[?]")
             chosen += [n for n in names if fnmatch.fnmatchcase(n, pat) and n not in chosen]
     return set(chosen)
 
@@ -981,7 +987,8 @@ def _api(failure=None, connection=True):
                         forced[0] -= 1
                     if connection:
                         _check_connection()
-                    result = fn(*args, **kwargs)
+                    impl = _S.world.api.get(name, fn) if _S.world is not None else fn
+                    result = impl(*args, **kwargs)
                 except _Fail as f:
                     _S.last_error = (f.code, f.message)
                     return failure
