@@ -22,8 +22,8 @@ NODE=$(command -v node)
 
 if [ ! -x "$ROOT/usr/bin/env" ]; then
   command -v debootstrap >/dev/null || apt-get install -y -q debootstrap || { apt-get update -q && apt-get install -y -q debootstrap; }
-  # libstdc++6, libzstd1, liblz4-1: the addon's shared-library dependencies.
-  debootstrap --variant=minbase --include=libstdc++6,libzstd1,liblz4-1,ca-certificates,procps \
+  # libstdc++6: the addon's one shared-library dependency beyond libc (zstd and lz4 are linked in).
+  debootstrap --variant=minbase --include=libstdc++6,ca-certificates,procps \
     trixie "$ROOT" "$MIRROR"
 fi
 

@@ -9,7 +9,7 @@
 #endif
 #include <winsock2.h>
 #include <ws2tcpip.h>
-#pragma comment(lib, "ws2_32.lib")
+// ws2_32 is linked by CMakeLists.txt (MSVC and mingw alike).
 #else
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +35,14 @@ struct WsaInit {
 void ensure_wsa() { static WsaInit once; }
 int last_error() { return WSAGetLastError(); }
 bool is_timeout(int e) { return e == WSAETIMEDOUT || e == WSAEWOULDBLOCK; }
-std::string error_text(int e) { return "winsock error " + std::to_string(e); }
+std::string error_text(int e) {
+  char text[256] = {};
+  DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, static_cast<DWORD>(e),
+                           0, text, sizeof text, nullptr);
+  while (n > 0 && (text[n - 1] == '\r' || text[n - 1] == '\n' || text[n - 1] == '.')) text[--n] = '\0';
+  return n > 0 ? std::string(text, n) + " (winsock error " + std::to_string(e) + ")"
+               : "winsock error " + std::to_string(e);
+}
 void close_handle(Socket::Handle h) { closesocket(static_cast<SOCKET>(h)); }
 #else
 void ensure_wsa() {}
@@ -84,7 +91,8 @@ std::string connect_one(Socket::Handle fd, const addrinfo* ai, int timeout_ms) {
     int n = select(0, nullptr, &wr, &ex, &tv);
     if (n == 0) return "connect timed out";
     if (n < 0) return error_text(WSAGetLastError());
-    int err = 0, len = sizeof err;
+    int err = 0;
+    int len = static_cast<int>(sizeof err);
     getsockopt(static_cast<SOCKET>(fd), SOL_SOCKET, SO_ERROR, reinterpret_cast<char*>(&err), &len);
     if (err != 0) return error_text(err);
   }
@@ -131,7 +139,9 @@ Socket Socket::connect(const std::string& host, uint16_t port, int connect_timeo
   std::string why = "no address";
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
 #ifdef _WIN32
-    SOCKET s = ::socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+    // Not inherited by child processes (what SOCK_CLOEXEC does below).
+    SOCKET s = WSASocketW(ai->ai_family, ai->ai_socktype, ai->ai_protocol, nullptr, 0,
+                          WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
     if (s == INVALID_SOCKET) { why = error_text(WSAGetLastError()); continue; }
     Handle fd = static_cast<Handle>(s);
 #else

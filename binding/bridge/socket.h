@@ -1,5 +1,5 @@
-// A blocking TCP client socket, POSIX or Winsock (the Winsock paths are written for the Windows
-// build but only exercised there). Failures throw SocketError; a read or write that outlasts the
+// A blocking TCP client socket, POSIX or Winsock (the Winsock paths are built by the mingw-w64
+// cross build, scripts/build-win.sh). Failures throw SocketError; a read or write that outlasts the
 // I/O timeout throws SocketTimeout.
 #pragma once
 #include <cstddef>

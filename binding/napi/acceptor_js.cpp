@@ -6,14 +6,16 @@
 // stop() or during teardown, is closed here, so no accepted connection leaks.
 #include "acceptor_js.h"
 
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "net/acceptor.h"
+
+#if defined(TRADEAPI_HAS_ACCEPTOR)
+#include <unistd.h>  // close(): POSIX only, like the accept loop itself
+#endif
 
 namespace tradeapi::napi {
 

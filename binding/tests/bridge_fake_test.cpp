@@ -4,12 +4,6 @@
 // complete).
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -21,10 +15,12 @@
 #include "bridge/bridge_terminal.h"
 #include "bridge/frame.h"
 #include "bridge/sha256.h"
+#include "loopback_socket.h"
 
 using namespace tradeapi;
 using namespace tradeapi::bridge;
 using nlohmann::json;
+using loopback::Sock;
 
 namespace {
 
@@ -34,18 +30,18 @@ const std::string kSecret = "fake-bridge-secret-0123456789";
 // that a test whose client misbehaves fails instead of hanging.
 class Peer {
  public:
-  explicit Peer(int fd) : fd_(fd) {}
+  explicit Peer(Sock fd) : fd_(fd) {}
   ~Peer() { close(); }
 
   void close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+    if (fd_ != loopback::kNoSock) loopback::close_sock(fd_);
+    fd_ = loopback::kNoSock;
   }
 
   void send_raw(const void* p, size_t n) {
     const char* c = static_cast<const char*>(p);
     while (n > 0) {
-      ssize_t k = ::send(fd_, c, n, MSG_NOSIGNAL);
+      long long k = loopback::send_some(fd_, c, n);
       if (k <= 0) return;  // the client went away: nothing left to tell it
       c += k;
       n -= static_cast<size_t>(k);
@@ -62,9 +58,8 @@ class Peer {
   bool recv_exact(void* p, size_t n, int timeout_ms = 5000) {
     char* c = static_cast<char*>(p);
     while (n > 0) {
-      pollfd pf{fd_, POLLIN, 0};
-      if (::poll(&pf, 1, timeout_ms) <= 0) return false;
-      ssize_t k = ::recv(fd_, c, n, 0);
+      if (loopback::wait_readable(fd_, timeout_ms) <= 0) return false;
+      long long k = loopback::recv_some(fd_, c, n);
       if (k <= 0) return false;
       c += k;
       n -= static_cast<size_t>(k);
@@ -94,15 +89,14 @@ class Peer {
   // Waits until the client closes the connection (true) or timeout_ms passes (false), discarding
   // whatever it sends meanwhile.
   bool wait_closed(int timeout_ms = 5000) {
-    if (fd_ < 0) return true;
+    if (fd_ == loopback::kNoSock) return true;
     char buf[256];
     auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     for (;;) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
-      pollfd pf{fd_, POLLIN, 0};
-      if (::poll(&pf, 1, static_cast<int>(left.count())) <= 0) continue;
-      if (::recv(fd_, buf, sizeof buf, 0) <= 0) return true;
+      if (loopback::wait_readable(fd_, static_cast<int>(left.count())) <= 0) continue;
+      if (loopback::recv_some(fd_, buf, sizeof buf) <= 0) return true;
     }
   }
 
@@ -125,7 +119,7 @@ class Peer {
   }
 
  private:
-  int fd_;
+  Sock fd_;
 };
 
 // Serves each accepted connection with `script` on its own thread, one connection at a time.
@@ -134,16 +128,17 @@ class FakeBridge {
   using Script = std::function<void(Peer&, int /*connection index*/)>;
 
   explicit FakeBridge(Script script) : script_(std::move(script)) {
+    loopback::init();
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
-    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const char*>(&one), sizeof one);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     a.sin_port = 0;
     if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(listen_fd_, 8) != 0)
       throw std::runtime_error("fake bridge cannot listen");
-    socklen_t len = sizeof a;
+    loopback::AddrLen len = sizeof a;
     getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
     port_ = ntohs(a.sin_port);
     thread_ = std::thread([this] { serve(); });
@@ -151,7 +146,7 @@ class FakeBridge {
   ~FakeBridge() {
     stop_ = true;
     thread_.join();
-    ::close(listen_fd_);
+    loopback::close_sock(listen_fd_);
   }
 
   uint16_t port() const { return port_; }
@@ -172,17 +167,16 @@ class FakeBridge {
  private:
   void serve() {
     while (!stop_) {
-      pollfd pf{listen_fd_, POLLIN, 0};
-      if (::poll(&pf, 1, 50) <= 0) continue;
-      int fd = ::accept(listen_fd_, nullptr, nullptr);
-      if (fd < 0) continue;
+      if (loopback::wait_readable(listen_fd_, 50) <= 0) continue;
+      Sock fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd == loopback::kNoSock) continue;
       Peer peer(fd);
       script_(peer, accepted_++);
     }
   }
 
   Script script_;
-  int listen_fd_ = -1;
+  Sock listen_fd_ = loopback::kNoSock;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int> accepted_{0};
