@@ -366,6 +366,19 @@ class Faults(unittest.TestCase):
         self.assertTrue(mt5.market_book_add(TS))
         self.assertEqual(self.c.call("market_book_get", symbol=TS), to_json(mt5.market_book_get(TS)))
 
+    def test_last_error_is_the_clients_not_the_liveness_probes(self):
+        with self.assertRaises(RemoteError):
+            self.c.call("symbol_info", symbol="NO_SUCH_SYMBOL")
+        failed = self.c.call("last_error")
+        self.assertNotEqual(failed[0], 1, failed)
+        # Probes run every 0.2 s here; each one calls terminal_info(), which resets the package's
+        # own last_error() to (1, "Success").
+        mark = len(self.bridge.hook("_calls"))
+        wait_until(lambda: [c[0] for c in self.bridge.hook("_calls")[mark:]].count("terminal_info") >= 2 or None)
+        self.assertEqual(self.c.call("last_error"), failed)
+        self.c.call("version")
+        self.assertEqual(self.c.call("last_error")[0], 1)
+
     def test_package_calls_are_positional_integer_dated_and_one_per_window(self):
         self.bridge.hook("_calls", True)
         got = self.c.series("copy_ticks_range", symbol=TS, date_from_msc=LO, date_to_msc=HI, flags=-1)[1]

@@ -54,7 +54,7 @@ def _boolean(session, fn):
 def op_version(s, a): return _record(s, lambda m: m.version())
 def op_terminal_info(s, a): return _record(s, lambda m: m.terminal_info())
 def op_account_info(s, a): return _record(s, lambda m: m.account_info())
-def op_last_error(s, a): return s.call(lambda m: to_json(m.last_error()))
+def op_last_error(s, a): return to_json(s.client_last_error())
 def op_symbols_total(s, a): return _record(s, lambda m: m.symbols_total())
 
 

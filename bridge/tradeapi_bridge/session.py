@@ -26,6 +26,10 @@ class Session(object):
         self._ever_connected = False
         self._books = set()  # symbols with market_book_add in force, re-added after a reconnect
         self.maxbars = None  # terminal_info().maxbars: the package refuses rates requests of that many bars
+        # last_error() as it stood after the latest client call: the package has one global
+        # last_error(), which the bridge's own liveness probe (terminal_info()) would reset to
+        # "Success" between a client's failed call and its question "what went wrong?".
+        self._client_last_error = None
 
     # ------------------------------------------------------------------ calls
 
@@ -48,8 +52,25 @@ class Session(object):
                 if e.code in errors.IPC_CODES:
                     self._mark_down(e.code, e.message)
                 raise
+            finally:
+                self._remember_last_error()
 
         return self.worker.call(job, self.call_timeout if timeout is None else timeout)
+
+    def _remember_last_error(self):
+        try:
+            self._client_last_error = tuple(self.mt5.last_error())
+        except Exception:  # a package that cannot answer keeps the previous value
+            pass
+
+    def client_last_error(self, timeout: float = None):
+        """last_error() of the latest client call (not of the bridge's probes); the package's own
+        before any client call. Answers while the terminal is down, as the package does."""
+        remembered = self._client_last_error
+        if remembered is not None:
+            return remembered
+        return self.worker.call(lambda: tuple(self.mt5.last_error()),
+                                self.call_timeout if timeout is None else timeout)
 
     def fail(self, what: str = ""):
         """Raise the package's last_error() as a BridgeError (called on the worker thread)."""
@@ -179,6 +200,9 @@ class _Bounded(object):
 
     def call(self, fn):
         return self._session.call(fn, self.call_timeout)
+
+    def client_last_error(self):
+        return self._session.client_last_error(self.call_timeout)
 
     def __getattr__(self, name):
         return getattr(self._session, name)
