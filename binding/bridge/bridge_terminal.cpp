@@ -39,6 +39,7 @@ TerminalError to_terminal_error(const WireError& e) {
   if (e.kind == "invalid_params") kind = ErrorKind::InvalidParams;
   else if (e.kind == "not_found") kind = ErrorKind::NotFound;
   else if (e.kind == "not_subscribed") kind = ErrorKind::NotSubscribed;
+  else if (e.kind == "not_selected") kind = ErrorKind::NotSelected;
   else if (e.kind == "unavailable" || e.kind == "auth_failed" || e.kind == "protocol") kind = ErrorKind::Unavailable;
   else if (e.kind == "timeout") kind = ErrorKind::Timeout;
   // call_failed, cancelled and unknown kinds: CallFailed.

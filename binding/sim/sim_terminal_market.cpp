@@ -89,10 +89,15 @@ SymbolInfo SimTerminal::symbol_info(const std::string& symbol) {
   });
 }
 
-// Simpler than the real terminal, which fails with (-1, 'Terminal: Call failed') for a symbol
-// not in Market Watch: the simulator answers for any known symbol.
+// Like the real terminal, which needs the symbol in Market Watch and otherwise fails with the
+// commonly reported (-1, 'Terminal: Call failed') (mt5-reference §2.3, §8); the kind
+// not_selected tells the gateway why. An unknown symbol is still not_found (-4).
 Tick SimTerminal::symbol_info_tick(const std::string& symbol) {
-  return record([&] { return market_.live_tick(spec(symbol)); });
+  return record([&] {
+    const SymbolSpec& s = spec(symbol);
+    if (selected_.count(symbol) == 0) throw TerminalError::not_selected();
+    return market_.live_tick(s);
+  });
 }
 
 bool SimTerminal::symbol_select(const std::string& symbol, bool enable) {

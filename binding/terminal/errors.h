@@ -12,6 +12,7 @@ enum class ErrorKind {
   InvalidParams,  // (-2, 'Terminal: Invalid params')     -> 400
   NotFound,       // (-4, 'Terminal: Not found')          -> 404 (unknown symbol, no such ticket)
   NotSubscribed,  // (-1, 'Terminal: Call failed') on market_book_get without market_book_add -> 409
+  NotSelected,    // (-1, 'Terminal: Call failed') on symbol_info_tick outside Market Watch -> 409
   Unavailable,    // (-10004, 'No IPC connection')        -> 503
   Timeout,        // (-10005, 'IPC timeout')              -> 503
 };
@@ -22,6 +23,7 @@ inline const char* error_kind_name(ErrorKind k) {
     case ErrorKind::InvalidParams: return "invalid_params";
     case ErrorKind::NotFound: return "not_found";
     case ErrorKind::NotSubscribed: return "not_subscribed";
+    case ErrorKind::NotSelected: return "not_selected";
     case ErrorKind::Unavailable: return "unavailable";
     case ErrorKind::Timeout: return "timeout";
   }
@@ -46,6 +48,11 @@ class TerminalError : public std::runtime_error {
   }
   static TerminalError not_subscribed(const std::string& why = "Terminal: Call failed") {
     return TerminalError(ErrorKind::NotSubscribed, -1, why);
+  }
+  // The package's generic refusal (mt5-reference §2.3, §8): the code a client sees is -1, the kind
+  // says why, so that the HTTP layer can name the remedy (symbol_select) instead of a 502.
+  static TerminalError not_selected(const std::string& why = "Terminal: Call failed") {
+    return TerminalError(ErrorKind::NotSelected, -1, why);
   }
 
  private:

@@ -514,7 +514,25 @@ TEST(MarketTerminal, SymbolsAndBook) {
   EXPECT_FALSE(term.symbol_info("TSLA").select);
   EXPECT_TRUE(term.symbol_select("TSLA", true));
   EXPECT_TRUE(term.symbol_info("TSLA").visible);
-  EXPECT_GT(term.symbol_info_tick("ETHUSD").bid, 0);  // any known symbol, selected or not
+  EXPECT_GT(term.symbol_info_tick("TSLA").bid, 0);  // selected just above
+  // A symbol outside Market Watch has no live tick: (-1) with kind not_selected, until selected.
+  EXPECT_FALSE(term.symbol_info("ETHUSD").select);
+  try {
+    term.symbol_info_tick("ETHUSD");
+    ADD_FAILURE() << "symbol_info_tick of a hidden symbol answered";
+  } catch (const TerminalError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotSelected);
+    EXPECT_EQ(e.code(), -1);
+  }
+  EXPECT_EQ(term.last_error().code, -1);
+  EXPECT_EQ(term.last_error().description, "Terminal: Call failed");
+  EXPECT_TRUE(term.symbol_select("ETHUSD", true));
+  EXPECT_GT(term.symbol_info_tick("ETHUSD").bid, 0);
+  EXPECT_TRUE(term.symbol_select("ETHUSD", false));
+  EXPECT_THROW(term.symbol_info_tick("ETHUSD"), TerminalError);
+  EXPECT_EQ(term.last_error().code, -1);
+  EXPECT_THROW(term.symbol_info_tick("NOPE"), TerminalError);
+  EXPECT_EQ(term.last_error().code, -4);  // unknown stays not found
   // Book: subscription needed; no book for a symbol without depth.
   EXPECT_THROW(term.market_book_get("EURUSD"), TerminalError);
   EXPECT_EQ(term.last_error().code, -1);

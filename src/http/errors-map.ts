@@ -27,6 +27,16 @@ export function toProblem(e: unknown, route: Route | undefined, symbol?: string)
         );
       case 'invalid_params':
         return new ProblemError('validation', `the terminal rejected the parameters: ${e.message} (code ${e.code})`);
+      case 'not_selected':
+        // The terminal's generic (-1) refusal for a symbol outside Market Watch: the caller's own
+        // condition with a known remedy, so a 409 naming it rather than a 502.
+        return new ProblemError(
+          'symbolNotSelected',
+          symbol === undefined
+            ? `the symbol is not in Market Watch (${e.message}); show it with POST …/symbols/{symbol}/select?enable=true first`
+            : `symbol ${JSON.stringify(symbol)} is not in Market Watch (${e.message}); ` +
+                `show it with POST …/symbols/${encodeURIComponent(symbol)}/select?enable=true first`,
+        );
       case 'not_subscribed':
         return new ProblemError('notSubscribed', `${e.message}; subscribe with POST …/market-book/{symbol}/subscribe first`);
       case 'unavailable':

@@ -24,6 +24,7 @@ export const ProblemTypes = {
   requestTimeout: { status: 408, type: '/errors/request-timeout', title: 'Request Timeout' },
   notSubscribed: { status: 409, type: '/errors/not-subscribed', title: 'Not Subscribed' },
   symbolInUse: { status: 409, type: '/errors/symbol-in-use', title: 'Symbol In Use' },
+  symbolNotSelected: { status: 409, type: '/errors/symbol-not-selected', title: 'Symbol Not Selected' },
   payloadTooLarge: { status: 413, type: '/errors/payload-too-large', title: 'Payload Too Large' },
   uriTooLong: { status: 414, type: '/errors/uri-too-long', title: 'URI Too Long' },
   unsupportedMediaType: { status: 415, type: '/errors/unsupported-media-type', title: 'Unsupported Media Type' },

@@ -76,7 +76,10 @@ export const symbolRoutes: readonly Route[] = [
     tags: ['symbols'],
     operational: false,
     params: symbolPath,
-    errors: ['symbolNotFound'],
+    description:
+      'Only for a symbol in Market Watch, as in MetaTrader 5: a known symbol that is hidden (`select` false) is refused ' +
+      '(409 /errors/symbol-not-selected); show it with POST /symbols/{symbol}/select?enable=true first.',
+    errors: ['symbolNotFound', 'symbolNotSelected'],
     response: { kind: 'object', description: 'symbol_info_tick(symbol)', schema: recordSchema('Tick', TickColumns) },
     async handler({ terminal, params }) {
       return { kind: 'object', value: await terminal.symbolInfoTick(params.symbol), columns: TickColumns };

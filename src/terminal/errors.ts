@@ -4,6 +4,7 @@ export type TerminalErrorKind =
   | 'invalid_params'
   | 'not_found'
   | 'not_subscribed'
+  | 'not_selected'
   | 'unavailable'
   | 'timeout';
 

@@ -14,7 +14,7 @@ export const DEFAULT_CHUNK_ROWS = 65_536;
 export const MAX_CHUNK_ROWS = 1_048_576;
 
 const KINDS: ReadonlySet<string> = new Set([
-  'call_failed', 'invalid_params', 'not_found', 'not_subscribed', 'unavailable', 'timeout',
+  'call_failed', 'invalid_params', 'not_found', 'not_subscribed', 'not_selected', 'unavailable', 'timeout',
 ]);
 
 /** Native errors carry {kind, code}; anything else is a programming error and stays as it is. */

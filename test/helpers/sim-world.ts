@@ -166,7 +166,13 @@ export async function exportWorld(dir: string, spec: WorldSpec): Promise<WorldSu
     const summary: WorldSummary = { symbols: names, ticks: {}, rates: {} };
 
     const ticks: Record<string, unknown> = {};
-    for (const name of names) ticks[name] = await t.symbolInfoTick(name);
+    for (const s of symbols) {
+      // The terminal has no tick for a symbol outside Market Watch; the stand-in serves this one
+      // once the symbol is selected: shown for the reading, hidden again.
+      if (!s.select) await t.symbolSelect(s.name, true);
+      ticks[s.name] = await t.symbolInfoTick(s.name);
+      if (!s.select) await t.symbolSelect(s.name, false);
+    }
     const books: Record<string, unknown> = {};
     for (const s of symbols) {
       if (s.ticks_bookdepth <= 0) continue;

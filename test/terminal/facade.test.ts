@@ -84,6 +84,10 @@ t.test('typed errors', async (t) => {
   await t.rejects(term.copyRatesFrom('EURUSD', 16385, NOW / 1000, 0), { name: 'TerminalError', kind: 'invalid_params', code: -2 });
   await t.rejects(term.copyTicksRange('EURUSD', NOW, NOW - 1000, 99), { name: 'TerminalError', kind: 'invalid_params' });
   await t.rejects(term.marketBookGet('EURUSD'), { name: 'TerminalError', kind: 'not_subscribed' });
+  // ETHUSD is not in a fresh terminal's Market Watch: no live tick (the package's generic -1).
+  t.equal((await term.symbolInfo('ETHUSD')).select, false, 'ETHUSD starts hidden');
+  await t.rejects(term.symbolInfoTick('ETHUSD'), { name: 'TerminalError', kind: 'not_selected', code: -1, message: 'Terminal: Call failed' });
+  await t.rejects(term.symbolInfoTick('NOPE'), { name: 'TerminalError', kind: 'not_found', code: -4 });
   await t.rejects(term.orderCalcProfit(2, 'EURUSD', 1, 1.1, 1.2), { name: 'TerminalError', kind: 'invalid_params' });
   const e = await term.symbolInfo('NOPE').catch((x: unknown) => x);
   t.ok(e instanceof TerminalError);
