@@ -169,14 +169,35 @@ class Served(unittest.TestCase):
         self.assertEqual(list(c.call("order_check", request={"action": 1})["request"]),
                          list(mt5.order_check({"action": 1}).request._asdict()))
 
-    def test_symbol_info_tick_outside_market_watch_answers_like_the_terminal(self):
+    def test_symbol_info_tick_outside_market_watch_is_not_selected(self):
         c = self.client()
+        self.assertFalse(mt5.symbol_info(HIDDEN).select)
         self.assertIsNone(mt5.symbol_info_tick(HIDDEN))
         code, message = mt5.last_error()
+        self.assertEqual(code, -1)
         with self.assertRaises(RemoteError) as cm:
             c.call("symbol_info_tick", symbol=HIDDEN)
+        # The package's own code and message; the kind says why (the gateway's 409).
         self.assertEqual((cm.exception.kind, cm.exception.code, str(cm.exception.message)),
-                         ("call_failed", code, message))
+                         ("not_selected", code, message))
+        # last_error() is the tick's failure, not the symbol_info() the bridge asked to explain it
+        self.assertEqual(tuple(c.call("last_error")), (code, message))
+        # an unknown symbol stays not_found
+        with self.assertRaises(RemoteError) as cm:
+            c.call("symbol_info_tick", symbol="NOPE")
+        self.assertEqual((cm.exception.kind, cm.exception.code), ("not_found", -4))
+        self.assertEqual(c.call("last_error")[0], -4)
+        # shown: the tick answers; hidden again: refused again
+        try:
+            self.assertTrue(c.call("symbol_select", symbol=HIDDEN, enable=True))
+            self.assertTrue(mt5.symbol_select(HIDDEN, True))
+            self.assertEqual(c.call("symbol_info_tick", symbol=HIDDEN), to_json(mt5.symbol_info_tick(HIDDEN)))
+        finally:  # both back in the start state the other tests expect
+            self.assertTrue(c.call("symbol_select", symbol=HIDDEN, enable=False))
+            self.assertTrue(mt5.symbol_select(HIDDEN, False))
+        with self.assertRaises(RemoteError) as cm:
+            c.call("symbol_info_tick", symbol=HIDDEN)
+        self.assertEqual(cm.exception.kind, "not_selected")
 
     def test_history_filters_narrow_like_the_simulator(self):
         c = self.client()

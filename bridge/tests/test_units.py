@@ -6,7 +6,7 @@ import unittest
 import numpy as np
 
 import harness  # noqa: F401  (puts bridge/ on sys.path)
-from tradeapi_bridge import auth, errors, frames, series
+from tradeapi_bridge import auth, errors, frames, ops, series
 from tradeapi_bridge.args import validate
 from tradeapi_bridge.group import group_match
 
@@ -109,6 +109,68 @@ class Args(unittest.TestCase):
         self.assertEqual(errors.from_last_error((-10005, "IPC timeout")).kind, "timeout")
         self.assertEqual(errors.from_last_error((-1, "Terminal: Call failed")).kind, "call_failed")
         self.assertEqual(errors.from_last_error((1, "Success")).code, -1)  # None + Success is still a failure
+
+
+class TickOutsideMarketWatch(unittest.TestCase):
+    """op_symbol_info_tick's explanation of a failed symbol_info_tick, against a fake package."""
+
+    class Info(object):
+        def __init__(self, select):
+            self.select = select
+
+    class Package(object):
+        def __init__(self, tick_error, info):
+            self.tick_error, self.info, self.error, self.calls = tick_error, info, (1, "Success"), []
+
+        def symbol_info_tick(self, symbol):
+            self.calls.append("symbol_info_tick")
+            self.error = self.tick_error
+            return None
+
+        def symbol_info(self, symbol):
+            self.calls.append("symbol_info")
+            self.error = (1, "Success") if self.info is not None else (-4, "Terminal: Not found")
+            return self.info
+
+        def last_error(self):
+            return self.error
+
+    class Session(object):
+        def __init__(self, package):
+            self.package = package
+
+        def call(self, job):
+            return job(self.package)
+
+    def fail(self, tick_error, info):
+        package = self.Package(tick_error, info)
+        with self.assertRaises(errors.BridgeError) as cm:
+            ops.op_symbol_info_tick(self.Session(package), {"symbol": "XAUUSD"})
+        return cm.exception, package.calls
+
+    def test_hidden_symbol_is_not_selected_with_the_packages_code(self):
+        e, calls = self.fail((-1, "Terminal: Call failed"), self.Info(select=False))
+        self.assertEqual((e.kind, e.code, e.message), ("not_selected", -1, "Terminal: Call failed"))
+        self.assertEqual(e.last_error, (-1, "Terminal: Call failed"))  # what last_error() must answer
+        self.assertEqual(calls, ["symbol_info_tick", "symbol_info"])
+
+    def test_selected_symbol_failing_stays_call_failed(self):
+        e, _ = self.fail((-1, "Terminal: Call failed"), self.Info(select=True))
+        self.assertEqual((e.kind, e.code), ("call_failed", -1))
+
+    def test_other_codes_are_not_explained(self):
+        for tick_error, kind in (((-4, "Terminal: Not found"), "not_found"),
+                                 ((-10004, "No IPC connection"), "unavailable"),
+                                 ((-2, "Terminal: Invalid params"), "invalid_params")):
+            with self.subTest(tick_error=tick_error):
+                e, calls = self.fail(tick_error, self.Info(select=False))
+                self.assertEqual((e.kind, e.code), (kind, tick_error[0]))
+                self.assertEqual(calls, ["symbol_info_tick"])  # no second call: last_error() untouched
+                self.assertIsNone(e.last_error)
+
+    def test_symbol_gone_between_the_calls_stays_call_failed(self):
+        e, _ = self.fail((-1, "Terminal: Call failed"), None)
+        self.assertEqual((e.kind, e.code, e.message), ("call_failed", -1, "Terminal: Call failed"))
 
 
 class Paging(unittest.TestCase):

@@ -8,6 +8,7 @@ CALL_FAILED = "call_failed"
 INVALID_PARAMS = "invalid_params"
 NOT_FOUND = "not_found"
 NOT_SUBSCRIBED = "not_subscribed"
+NOT_SELECTED = "not_selected"
 UNAVAILABLE = "unavailable"
 TIMEOUT = "timeout"
 # Protocol-level kinds (the connection, not the terminal).
@@ -28,11 +29,15 @@ IPC_CODES = frozenset(range(-10005, -10000))
 
 
 class BridgeError(Exception):
-    def __init__(self, kind: str, code: int, message: str):
+    def __init__(self, kind: str, code: int, message: str, last_error=None):
         super().__init__(message)
         self.kind = kind
         self.code = int(code)
         self.message = message
+        # The package's last_error() tuple at the failure, set when the op made further package
+        # calls to explain it (which overwrote the package's one last_error()): the session then
+        # remembers this as the client's last_error instead of asking the package.
+        self.last_error = last_error
 
     def to_wire(self) -> dict:
         return {"kind": self.kind, "code": self.code, "message": self.message}
@@ -43,8 +48,9 @@ def invalid_params(message: str) -> BridgeError:
 
 
 def kind_for_code(code: int) -> str:
-    """The addon's kind for a last_error() code. not_subscribed is decided by the caller (it
-    needs to know the subscriptions), everything else follows the code."""
+    """The addon's kind for a last_error() code. not_subscribed and not_selected are decided by
+    the caller (they need to know the subscriptions / Market Watch), everything else follows the
+    code."""
     if code == RES_E_INVALID_PARAMS:
         return INVALID_PARAMS
     if code == RES_E_NOT_FOUND:

@@ -65,7 +65,30 @@ def op_symbols_get(s, a):
 
 
 def op_symbol_info(s, a): return _record(s, lambda m: m.symbol_info(a["symbol"]))
-def op_symbol_info_tick(s, a): return _record(s, lambda m: m.symbol_info_tick(a["symbol"]))
+
+
+def op_symbol_info_tick(s, a):
+    symbol = a["symbol"]
+
+    def job(mt5):
+        tick = mt5.symbol_info_tick(symbol)
+        if tick is not None:
+            return to_json(tick)
+        last_error = tuple(mt5.last_error())
+        failure = errors.from_last_error(last_error)
+        if failure.kind != errors.CALL_FAILED:
+            raise failure  # not_found (unknown symbol), IPC codes, ...: as the package said
+        # The package needs the symbol in Market Watch and refuses otherwise with a generic (-1)
+        # (mt5-reference §2.3, §8). When the symbol exists but is not selected, say so, so that
+        # the gateway can name the remedy (409), as the simulator does. The extra symbol_info()
+        # overwrites the package's last_error(): the session remembers the tick's failure instead.
+        info = mt5.symbol_info(symbol)
+        kind = errors.NOT_SELECTED if info is not None and not info.select else failure.kind
+        raise errors.BridgeError(kind, failure.code, failure.message, last_error=last_error)
+
+    return s.call(job)
+
+
 def op_symbol_select(s, a): return _boolean(s, lambda m: m.symbol_select(a["symbol"], a["enable"]))
 
 

@@ -46,14 +46,20 @@ class Session(object):
                                      "terminal not connected: %s" % self._last_error_text())
 
         def job():
+            restated = None
             try:
                 return fn(self.mt5)
             except errors.BridgeError as e:
                 if e.code in errors.IPC_CODES:
                     self._mark_down(e.code, e.message)
+                if e.last_error is not None:
+                    restated = tuple(e.last_error)
                 raise
             finally:
-                self._remember_last_error()
+                if restated is not None:
+                    self._client_last_error = restated
+                else:
+                    self._remember_last_error()
 
         return self.worker.call(job, self.call_timeout if timeout is None else timeout)
 

@@ -78,7 +78,7 @@ interface Req {
   expect?: number;
   /** Rows a 200 is expected to hold: none, or any number (default: at least one). */
   rows?: 'none' | 'any';
-  /** A known, documented difference: the statuses each side answers, and why. Not compared. */
+  /** A known, documented difference: the statuses each side answers, and why. Not compared (none at present). */
   differs?: { sim: number; bridge: number; why: string };
   /** Only this format (a request that changes state is answered differently the second time). */
   format?: Format;
@@ -212,15 +212,8 @@ function requests(k: Tickets): Req[] {
     post('/symbols/NOPE/select?enable=true', undefined, unknown),
     post('/symbols/XAUUSD/select?enable=false', undefined, { note: 'gold is in no position or order' }),
     get('/symbols/XAUUSD', { note: 'hidden' }),
-    get('/symbols/XAUUSD/tick', {
-      differs: {
-        sim: 200,
-        bridge: 502,
-        why:
-          'symbol_info_tick of a symbol outside Market Watch: the package fails it (-1, "Terminal: Call failed"; mt5-reference §2.3), ' +
-          'the simulator answers it (a documented simplification, binding/sim/sim_terminal_market.cpp)',
-      },
-    }),
+    get('/symbols/XAUUSD/tick', { expect: 409, note: 'hidden: not in Market Watch (mt5-reference §2.3), 409 symbol-not-selected' }),
+    get('/last-error', { note: "after a hidden symbol's tick: the tick's failure, not the bridge's symbol_info" }),
     post('/symbols/XAUUSD/select?enable=true'),
     get('/symbols/XAUUSD/tick', { note: 'shown again' }),
 
