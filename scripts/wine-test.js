@@ -42,6 +42,7 @@ const tools = path.join(root, 'build', 'wintools');
 const logs = path.join(root, 'build', 'wine-logs');
 const tree = path.join(root, 'build', 'wine-tree');
 const results = [];
+const stageStarted = Date.now();
 
 function notRun(reason) {
   console.log(`wine: not run: ${reason}`);
@@ -124,7 +125,9 @@ console.log(`wine: ${path.relative(root, nodeExe)} runs (${hello.output.trim()})
 const addon = path.join(root, 'prebuilds', 'win32-x64', 'tradeapi.node');
 const coreTests = path.join(root, 'build', 'win32-x64', 'tradeapi_core_tests.exe');
 if (!noBuild) {
+  const buildStarted = Date.now();
   const status = sh('bash', [path.join(root, 'scripts', 'build-win.sh'), '--tests']);
+  console.log(`wine: cross build ${((Date.now() - buildStarted) / 1000).toFixed(0)} s (exit ${status})`);
   if (status === 3) notRun('the mingw-w64 cross build cannot run here (scripts/build-win.sh exit 3)');
   if (status !== 0) {
     results.push({ label: 'Windows cross build (mingw-w64)', passed: 0, failed: 1 });
@@ -225,6 +228,7 @@ if (existsSync(coreTests)) {
 finish();
 
 function finish() {
+  console.log(`wine: stage wall time ${((Date.now() - stageStarted) / 1000).toFixed(0)} s`);
   for (const s of results) console.log(`wine stage | ${s.label}: ${s.passed} passed, ${s.failed} failed`);
   process.exit(results.some((s) => s.failed > 0) ? 1 : 0);
 }
