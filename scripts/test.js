@@ -10,7 +10,10 @@
 //   4. the bridge's Python suites (bridge/tests/run.sh), then schemathesis against the OpenAPI
 //      documents of the full, prefixed+key and read-only servers;
 //   5. in CI (or TRADEAPI_UWS_CHROOT=1, as root): the HTTP suites once more inside a Debian 13 root,
-//      where uWebSockets.js loads.
+//      where uWebSockets.js loads;
+//   6. in CI (or TRADEAPI_WINE=1): the gateway as a Windows program, under Wine (scripts/wine-test.js):
+//      the mingw-w64 cross build, its C++ core tests, the HTTP suites with Windows node.exe on both
+//      adapters, and a big Parquet pull from the Windows server.
 // Prints one plain "N passed, N failed" line per stage and a total at the end.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -175,6 +178,22 @@ if (process.env.CI === 'true' || process.env.TRADEAPI_UWS_CHROOT === '1') {
   } else {
     const c = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout);
     summary.push({ label, passed: Number(c?.[2] ?? 0), failed: Number(c?.[3] ?? (r.ok ? 0 : 1)) });
+    if (!r.ok) fail(label);
+  }
+}
+
+// 5. In CI (or TRADEAPI_WINE=1): Windows node.exe under Wine, with the cross-built win32-x64 addon
+// and uWebSockets.js's win32 binary (scripts/wine-test.js). Where Wine cannot start (exit 3: no
+// wine64, no registry for node.exe, a prefix that does not boot) the stage is reported as not run.
+if (process.env.CI === 'true' || process.env.TRADEAPI_WINE === '1') {
+  const label = 'Windows node.exe under Wine';
+  const r = run(label, node, [path.join(root, 'scripts', 'wine-test.js')], { capture: true });
+  if (r.status === 3) {
+    console.log(`${label}: ${/^wine: (not run: .*)$/m.exec(r.stdout)?.[1] ?? 'not run'}`);
+  } else {
+    const lines = [...r.stdout.matchAll(/^wine stage \| (.+): (\d+) passed, (\d+) failed$/gm)];
+    for (const m of lines) summary.push({ label: `Wine: ${m[1]}`, passed: Number(m[2]), failed: Number(m[3]) });
+    if (lines.length === 0) summary.push({ label, passed: 0, failed: 1 });
     if (!r.ok) fail(label);
   }
 }

@@ -12,6 +12,9 @@ export interface ListenerState {
 
 /** The state of the IPv4 loopback listener on `port`, or undefined without /proc (or without it). */
 export function listenerState(port: number): ListenerState | undefined {
+  // Linux only: Windows node under Wine would read the host's /proc through drive Z:, which shows
+  // Wine's emulation of the sockets, not what Windows does with them.
+  if (process.platform !== 'linux') return undefined;
   let table: string;
   try {
     table = readFileSync('/proc/net/tcp', 'latin1');
