@@ -51,8 +51,8 @@ Environment, both:
 
   TRADEAPI_SHUTDOWN_GRACE_MS              on SIGTERM/SIGINT, time given to responses in flight (10000)
 
-Shutdown: SIGTERM or SIGINT stops accepting and gives responses in flight the grace period,
-then aborts them; a second signal exits at once.
+Shutdown: SIGTERM or SIGINT (on Windows also Ctrl+Break) stops accepting and gives responses in
+flight the grace period, then aborts them; a second signal exits at once.
 `;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or configuration (nothing listened). */
@@ -179,7 +179,7 @@ export async function main(argv: readonly string[]): Promise<void> {
 function installShutdown(logger: Logger, stop: () => Promise<void>, graceMs: number): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
-    const code = 128 + (signal === 'SIGINT' ? 2 : 15);
+    const code = 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGBREAK' ? 21 : 15);
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
       void exitProcess(logger, code, SECOND_SIGNAL_FLUSH_MS);
@@ -203,4 +203,8 @@ function installShutdown(logger: Logger, stop: () => Promise<void>, graceMs: num
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Windows has no SIGTERM from outside (a kill ends the process outright): a console's Ctrl+Break
+  // arrives as SIGBREAK, and service wrappers (NSSM) send Ctrl+C or Ctrl+Break first. Not
+  // exercised under Wine, where node cannot send itself a console control event.
+  if (process.platform === 'win32') process.on('SIGBREAK', onSignal);
 }
