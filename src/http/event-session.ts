@@ -1,0 +1,175 @@
+// One client's event stream: its symbols' live ticks (and depth), the catch-up from history after
+// a reconnect, and the per-symbol positions its event ids carry (event-id.ts).
+//
+// Catch-up: with a Last-Event-ID, the live feed is joined first (its ticks wait in `pending`), then
+// each symbol's ticks after the client's position are read from the terminal's history
+// (copy_ticks_from), at most `catchupMs` back from the symbol's latest tick and `catchupTicks` per
+// symbol, and sent without dropping (the sender waits for the client). Live ticks then follow.
+// Every tick passes through one per-symbol filter, "after the last position sent", so the seam
+// between history and live has neither a duplicate nor a hole. What the window or the cap leaves
+// out is announced by a `gap` event naming the symbol and the span (a client can fetch it from
+// /ticks/range).
+import { TickColumns, type Tick } from '../terminal/records.js';
+import { constants } from '../terminal/constants.js';
+import type { BookFeed, BookUpdate } from '../terminal/book-feed.js';
+import { readTicks, type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
+import type { Terminal } from '../terminal/terminal.js';
+import { formatEventId, isAfter } from './event-id.js';
+import type { CloseReason, SseStream } from './sse.js';
+
+export type EventKind = 'tick' | 'book';
+
+export interface SessionLimits {
+  catchupMs: number;
+  catchupTicks: number;
+  /** Live ticks held while the catch-up is sent, at most; beyond, they are dropped and a gap says so. */
+  pendingTicks: number;
+}
+
+export interface SessionRequest {
+  readonly symbols: readonly string[];
+  readonly kinds: ReadonlySet<EventKind>;
+  /** From Last-Event-ID, one per symbol (ticks only). */
+  readonly resumeFrom?: readonly TickCursor[] | undefined;
+}
+
+/** The JSON of a tick event: the symbol, then the fields and units of /symbols/{symbol}/tick. */
+export function tickJson(symbol: string, tick: Tick): string {
+  const out: Record<string, unknown> = { symbol };
+  for (const [name] of TickColumns) out[name] = tick[name as keyof Tick];
+  return JSON.stringify(out);
+}
+
+export class EventSession {
+  private sse: SseStream | undefined;
+  /** Last position sent per symbol, in request order (the event id). */
+  private readonly sent: TickCursor[];
+  private readonly index = new Map<string, number>();
+  /** Live ticks that arrived before the catch-up was sent (undefined: live). */
+  private pending: FeedTick[] | undefined;
+  private pendingDropped = 0;
+  private closeBook: (() => void) | undefined;
+
+  private constructor(
+    private readonly terminal: Terminal,
+    private readonly request: SessionRequest,
+    private readonly limits: SessionLimits,
+    private ticks: TickSubscription | undefined,
+  ) {
+    request.symbols.forEach((s, i) => this.index.set(s, i));
+    this.sent = request.symbols.map((s) => request.resumeFrom?.[this.index.get(s) as number] ?? (ticks?.cursors.get(s) as TickCursor));
+    if (request.resumeFrom && ticks) this.pending = [];
+  }
+
+  /**
+   * Joins the feeds. Rejects when a symbol's live position cannot be had (unknown symbol, terminal
+   * unavailable): before any response byte, so the client gets a problem.
+   */
+  static async open(feeds: { ticks: TickFeed; books: BookFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
+    let session: EventSession | undefined;
+    const onTicks = (ticks: readonly FeedTick[]): void => session?.onLive(ticks);
+    const ticks = request.kinds.has('tick') ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
+    session = new EventSession(terminal, request, limits, ticks);
+    if (request.kinds.has('book')) {
+      const s = session;
+      s.closeBook = feeds.books.subscribe(request.symbols, (u) => s.onBook(u));
+    }
+    return session;
+  }
+
+  /** Streams until the client leaves or the stream is ended; frees the feeds in any case. */
+  async run(sse: SseStream): Promise<CloseReason> {
+    this.sse = sse;
+    try {
+      if (this.pending) await this.catchUp(sse);
+      return await sse.closed;
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.ticks?.close();
+    this.ticks = undefined;
+    this.closeBook?.();
+    this.closeBook = undefined;
+  }
+
+  private onLive(ticks: readonly FeedTick[]): void {
+    if (this.pending) {
+      for (const t of ticks) {
+        if (this.pending.length < this.limits.pendingTicks) this.pending.push(t);
+        else this.pendingDropped++;
+      }
+      return;
+    }
+    if (!this.sse) return;
+    for (const t of ticks) {
+      const event = this.advance(t.symbol, t.tick, t.seq);
+      if (event) this.sse.push(event);
+    }
+  }
+
+  private onBook(update: BookUpdate): void {
+    this.sse?.push({ event: 'book', data: JSON.stringify(update) });
+  }
+
+  /** The event for a tick after the symbol's last position, or undefined for one already sent. */
+  private advance(symbol: string, tick: Tick, seq: number): { event: string; id: string; data: string } | undefined {
+    const i = this.index.get(symbol);
+    if (i === undefined) return undefined;
+    const at = { time_msc: tick.time_msc, seq };
+    if (!isAfter(at, this.sent[i] as TickCursor)) return undefined;
+    this.sent[i] = at;
+    return { event: 'tick', id: formatEventId(this.sent), data: tickJson(symbol, tick) };
+  }
+
+  private async catchUp(sse: SseStream): Promise<void> {
+    const live = this.ticks?.cursors;
+    const gaps: object[] = [];
+    const replay: FeedTick[] = [];
+    const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
+    for (const [i, symbol] of this.request.symbols.entries()) {
+      const from = this.sent[i] as TickCursor;
+      const latest = live?.get(symbol);
+      if (!latest || !isAfter(latest, from)) continue; // nothing missed
+      let start = from.time_msc;
+      if (latest.time_msc - start > this.limits.catchupMs) {
+        start = latest.time_msc - this.limits.catchupMs;
+        gaps.push({ reason: 'catch-up-window', symbol, from_msc: from.time_msc, to_msc: start });
+      }
+      const skip = start === from.time_msc ? from.seq + 1 : 0;
+      const want = this.limits.catchupTicks + skip;
+      const series = await this.terminal.copyTicksFrom(symbol, start, want, all);
+      let rows: Tick[];
+      try {
+        rows = await readTicks(series);
+      } finally {
+        series.close();
+      }
+      let seq = -1;
+      let ms = -1;
+      for (const tick of rows) {
+        seq = tick.time_msc === ms ? seq + 1 : 0;
+        ms = tick.time_msc;
+        replay.push({ symbol, seq, tick });
+      }
+      if (rows.length >= want && ms < latest.time_msc) {
+        gaps.push({ reason: 'catch-up-limit', symbol, from_msc: ms, to_msc: latest.time_msc });
+      }
+    }
+    // Gaps first: they name spans older than anything sent after them.
+    for (const gap of gaps) if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
+    replay.sort((a, b) => a.tick.time_msc - b.tick.time_msc);
+    for (const t of replay) {
+      const event = this.advance(t.symbol, t.tick, t.seq);
+      if (event && !(await sse.pushWait(event))) return;
+    }
+    const pending = this.pending ?? [];
+    this.pending = undefined;
+    if (this.pendingDropped > 0) {
+      await sse.pushWait({ event: 'gap', data: JSON.stringify({ reason: 'slow-consumer', dropped: this.pendingDropped }) });
+    }
+    this.onLive(pending);
+  }
+}
