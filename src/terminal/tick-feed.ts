@@ -147,7 +147,7 @@ export class TickFeed {
       // (A symbol that never had a tick reports time_msc 0: start from now rather than from 1970.)
       const latest = await this.terminal.symbolInfoTick(symbol);
       poller.lastMsc = latest.time_msc > 0 ? latest.time_msc : Date.now();
-      const rows = await this.fetch(symbol, poller.lastMsc);
+      const rows = await this.fetch(symbol, poller.lastMsc, this.maxTicks);
       poller.boundaryCount = 0;
       this.advance(poller, rows, () => undefined);
     })();
@@ -179,14 +179,17 @@ export class TickFeed {
         polled.map(async ([symbol, poller]) => {
           await poller.ready.catch(() => undefined);
           let rows: Tick[];
+          // The boundary rows come again: ask for them on top, so that a millisecond with more
+          // ticks than one poll takes still makes progress.
+          const want = poller.boundaryCount + this.maxTicks;
           try {
-            rows = await this.fetch(symbol, poller.lastMsc);
+            rows = await this.fetch(symbol, poller.lastMsc, want);
           } catch (e) {
             this.options.onError?.(symbol, e);
             return;
           }
           if (this.pollers.get(symbol) !== poller) return; // nobody listens any more
-          if (rows.length >= this.maxTicks) again = true;
+          if (rows.length >= want) again = true;
           const out: FeedTick[] = [];
           this.advance(poller, rows, (tick, seq) => out.push({ symbol, seq, tick }));
           if (out.length > 0) fresh.set(symbol, out);
@@ -236,8 +239,8 @@ export class TickFeed {
     poller.boundaryCount = seq + 1;
   }
 
-  private async fetch(symbol: string, fromMsc: number): Promise<Tick[]> {
-    const series = await this.terminal.copyTicksFrom(symbol, fromMsc, this.maxTicks, this.allTicks);
+  private async fetch(symbol: string, fromMsc: number, count: number): Promise<Tick[]> {
+    const series = await this.terminal.copyTicksFrom(symbol, fromMsc, count, this.allTicks);
     try {
       return await readTicks(series);
     } finally {
