@@ -57,7 +57,13 @@ export class EventSession {
     private ticks: TickSubscription | undefined,
   ) {
     request.symbols.forEach((s, i) => this.index.set(s, i));
-    this.sent = request.symbols.map((s) => request.resumeFrom?.[this.index.get(s) as number] ?? (ticks?.cursors.get(s) as TickCursor));
+    this.sent = request.symbols.map((s, i) => {
+      const live = ticks?.cursors.get(s) as TickCursor;
+      const resume = request.resumeFrom?.[i];
+      // A position past the symbol's latest tick names ticks that do not exist (an id from another
+      // terminal, or made up): start from live, or the stream would stay silent until then.
+      return resume && live && !isAfter(resume, live) ? resume : live;
+    });
     if (request.resumeFrom && ticks) this.pending = [];
   }
 

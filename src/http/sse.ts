@@ -42,6 +42,7 @@ export class SseStream {
   private dropped = 0;
   private writing = false;
   private ending = false;
+  private endReason: CloseReason = 'ended';
   private done = false;
   private lastSent = Date.now();
   private heartbeat: NodeJS.Timeout | undefined;
@@ -105,8 +106,6 @@ export class SseStream {
     this.endReason = reason;
     if (!this.writing) this.endNow();
   }
-
-  private endReason: CloseReason = 'ended';
 
   private enqueue(bytes: Uint8Array): void {
     this.queue.push(bytes);

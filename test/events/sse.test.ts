@@ -100,6 +100,15 @@ void forEachAdapter(t, async (t, adapter) => {
     t.ok((c.ticks[0] as TickData).time_msc >= gap.to_msc, 'ticks resume at the window');
   });
 
+  t.test('a Last-Event-ID past the latest tick starts live rather than silent', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const c = await SseClient.open(`${srv.base}/events?symbols=BTCUSD,ETHUSD,EURUSD`, { 'last-event-id': '9999999999999-0,0-0,0-0' });
+    t.teardown(() => c.close());
+    t.equal(c.status, 200);
+    await c.waitFor(() => c.ticks.length >= 1, 20_000, 'a live tick');
+    t.pass('ticks flow');
+  });
+
   t.test('refusals are problems before the stream starts', async (t) => {
     const srv = await serve(t, adapter, live, { ...env, TRADEAPI_EVENTS_MAX_SYMBOLS: '2' });
     const cases: Array<[string, Record<string, string>, number, string]> = [
