@@ -212,6 +212,23 @@ void forEachAdapter(t, async (t, adapter) => {
     t.ok(books().every((b) => b.symbol === 'EURUSD'), 'never for the unsubscribed USDJPY');
   });
 
+  t.test('an idle stream lives on to its first default heartbeat (15 s)', async (t) => {
+    // An HTTP library may time out a response that sends nothing for a while (uWS has a 10 s HTTP
+    // timeout in its sources): the stream must outlive the default heartbeat interval.
+    const frozen = simTerminal();
+    t.teardown(() => frozen.close());
+    const srv = await serve(t, adapter, frozen, env);
+    const c = await SseClient.open(`${srv.base}/events?symbols=EURUSD`);
+    t.teardown(() => c.close());
+    const opened = Date.now();
+    let ended = false;
+    void c.ended.then(() => (ended = true));
+    await c.waitFor(() => c.comments.length >= 2 || ended, 20_000, 'the first heartbeat');
+    t.notOk(ended, 'the connection is still open');
+    t.ok(Date.now() - opened >= 14_000, 'after about 15 s');
+    t.same(c.comments, ['connected', ''], 'the opening comment, then one heartbeat');
+  });
+
   t.test('heartbeat comments while nothing happens; the stream ends cleanly on server close', async (t) => {
     // A frozen clock: no new ticks at all.
     const frozen = simTerminal();
