@@ -4,7 +4,8 @@
 // Catch-up: with a Last-Event-ID, the live feed is joined first (its ticks wait in `pending`), then
 // each symbol's ticks after the client's position are read from the terminal's history
 // (copy_ticks_from), at most `catchupMs` back from the symbol's latest tick and `catchupTicks` per
-// symbol, and sent without dropping (the sender waits for the client). Live ticks then follow.
+// symbol, and sent without dropping (the sender waits for the client) and without holding more
+// than one chunk of history. Live ticks then follow.
 // Every tick passes through one per-symbol filter, "after the last position sent", so the seam
 // between history and live has neither a duplicate nor a hole. What the window or the cap leaves
 // out is announced by a `gap` event naming the symbol and the span (a client can fetch it from
@@ -12,12 +13,15 @@
 import { TickColumns, type Tick } from '../terminal/records.js';
 import { constants } from '../terminal/constants.js';
 import type { BookFeed, BookUpdate } from '../terminal/book-feed.js';
-import { readTicks, type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
+import { chunkTicks, type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { formatEventId, isAfter } from './event-id.js';
 import type { CloseReason, SseStream } from './sse.js';
 
 export type EventKind = 'tick' | 'book';
+
+/** Ticks read from history at a time during a catch-up (~150 KB as events). */
+const CATCHUP_CHUNK_ROWS = 1_024;
 
 export interface SessionLimits {
   catchupMs: number;
@@ -130,10 +134,13 @@ export class EventSession {
     return { event: 'tick', id: formatEventId(this.sent), data: tickJson(symbol, tick) };
   }
 
+  /**
+   * Symbol by symbol, chunk by chunk, each event queued only when the client has room: a catch-up
+   * holds one chunk of CATCHUP_CHUNK_ROWS ticks, however far back it reaches. (So the ticks of
+   * different symbols come one symbol after the other here, each in its own time order.)
+   */
   private async catchUp(sse: SseStream): Promise<void> {
     const live = this.ticks?.cursors;
-    const gaps: object[] = [];
-    const replay: FeedTick[] = [];
     const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
     for (const [i, symbol] of this.request.symbols.entries()) {
       const from = this.sent[i] as TickCursor;
@@ -142,34 +149,32 @@ export class EventSession {
       let start = from.time_msc;
       if (latest.time_msc - start > this.limits.catchupMs) {
         start = latest.time_msc - this.limits.catchupMs;
-        gaps.push({ reason: 'catch-up-window', symbol, from_msc: from.time_msc, to_msc: start });
+        const gap = { reason: 'catch-up-window', symbol, from_msc: from.time_msc, to_msc: start };
+        if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
       }
-      const skip = start === from.time_msc ? from.seq + 1 : 0;
-      const want = this.limits.catchupTicks + skip;
-      const series = await this.terminal.copyTicksFrom(symbol, start, want, all);
-      let rows: Tick[];
+      // The ticks of `from`'s millisecond up to its seq come again and are skipped: ask for them on top.
+      const want = this.limits.catchupTicks + (start === from.time_msc ? from.seq + 1 : 0);
+      const series = await this.terminal.copyTicksFrom(symbol, start, want, all, { chunkRows: CATCHUP_CHUNK_ROWS });
+      let rows = 0;
+      let seq = -1;
+      let ms = -1;
       try {
-        rows = await readTicks(series);
+        for (let chunk = await series.next(); chunk; chunk = await series.next()) {
+          for (const tick of chunkTicks(chunk)) {
+            rows++;
+            seq = tick.time_msc === ms ? seq + 1 : 0;
+            ms = tick.time_msc;
+            const event = this.advance(symbol, tick, seq);
+            if (event && !(await sse.pushWait(event))) return;
+          }
+        }
       } finally {
         series.close();
       }
-      let seq = -1;
-      let ms = -1;
-      for (const tick of rows) {
-        seq = tick.time_msc === ms ? seq + 1 : 0;
-        ms = tick.time_msc;
-        replay.push({ symbol, seq, tick });
+      if (rows >= want && ms < latest.time_msc) {
+        const gap = { reason: 'catch-up-limit', symbol, from_msc: ms, to_msc: latest.time_msc };
+        if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
       }
-      if (rows.length >= want && ms < latest.time_msc) {
-        gaps.push({ reason: 'catch-up-limit', symbol, from_msc: ms, to_msc: latest.time_msc });
-      }
-    }
-    // Gaps first: they name spans older than anything sent after them.
-    for (const gap of gaps) if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
-    replay.sort((a, b) => a.tick.time_msc - b.tick.time_msc);
-    for (const t of replay) {
-      const event = this.advance(t.symbol, t.tick, t.seq);
-      if (event && !(await sse.pushWait(event))) return;
     }
     const pending = this.pending ?? [];
     this.pending = undefined;

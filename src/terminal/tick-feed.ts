@@ -252,19 +252,24 @@ export class TickFeed {
 /** The rows of a tick series as Tick records (the units of symbol_info_tick). */
 export async function readTicks(series: Series<TickChunk>): Promise<Tick[]> {
   const rows: Tick[] = [];
-  for (let chunk = await series.next(); chunk; chunk = await series.next()) {
-    for (let i = 0; i < chunk.rows; i++) {
-      rows.push({
-        time: Number(chunk.time[i]),
-        bid: chunk.bid[i] as number,
-        ask: chunk.ask[i] as number,
-        last: chunk.last[i] as number,
-        volume: Number(chunk.volume[i]),
-        time_msc: Number(chunk.time_msc[i]),
-        flags: chunk.flags[i] as number,
-        volume_real: chunk.volume_real[i] as number,
-      });
-    }
+  for (let chunk = await series.next(); chunk; chunk = await series.next()) rows.push(...chunkTicks(chunk));
+  return rows;
+}
+
+/** One chunk's rows as Tick records. */
+export function chunkTicks(chunk: TickChunk): Tick[] {
+  const rows: Tick[] = [];
+  for (let i = 0; i < chunk.rows; i++) {
+    rows.push({
+      time: Number(chunk.time[i]),
+      bid: chunk.bid[i] as number,
+      ask: chunk.ask[i] as number,
+      last: chunk.last[i] as number,
+      volume: Number(chunk.volume[i]),
+      time_msc: Number(chunk.time_msc[i]),
+      flags: chunk.flags[i] as number,
+      volume_real: chunk.volume_real[i] as number,
+    });
   }
   return rows;
 }
