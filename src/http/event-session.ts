@@ -37,11 +37,19 @@ export interface SessionRequest {
   readonly resumeFrom?: readonly TickCursor[] | undefined;
 }
 
+/** Made once per tick however many clients send it (the feed hands every client the same Tick object). */
+const jsonOfTick = new WeakMap<Tick, string>();
+
 /** The JSON of a tick event: the symbol, then the fields and units of /symbols/{symbol}/tick. */
 export function tickJson(symbol: string, tick: Tick): string {
-  const out: Record<string, unknown> = { symbol };
-  for (const [name] of TickColumns) out[name] = tick[name as keyof Tick];
-  return JSON.stringify(out);
+  let json = jsonOfTick.get(tick);
+  if (json === undefined) {
+    const out: Record<string, unknown> = { symbol };
+    for (const [name] of TickColumns) out[name] = tick[name as keyof Tick];
+    json = JSON.stringify(out);
+    jsonOfTick.set(tick, json);
+  }
+  return json;
 }
 
 export class EventSession {
