@@ -13,7 +13,7 @@ export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
 const KINDS: readonly EventKind[] = ['tick', 'book'];
 
 const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves:
-- \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal.
+- \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
 - \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
 - \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
 - a comment line as heartbeat after TRADEAPI_EVENTS_HEARTBEAT_MS (15 s) without an event.
