@@ -34,6 +34,8 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** Connection-level protection: timeouts, connection cap, listen backlog (both modes). */
   readonly connections: ConnectionSettings;
+  /** Live events (GET /events, both modes). */
+  readonly events: EventSettings;
   /**
    * Present exactly in read-only mode (`serve --read-only`, Variant B): then the routes sit under
    * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
@@ -87,6 +89,24 @@ export interface ConnectionSettings {
   readonly nativeAccept: boolean;
 }
 
+/** Live events: how the feeds poll the terminal and what one client may hold (src/http/events.ts). */
+export interface EventSettings {
+  /** TRADEAPI_EVENTS_POLL_MS: interval between two polls of a watched symbol's ticks and depth. */
+  readonly pollMs: number;
+  /** TRADEAPI_EVENTS_HEARTBEAT_MS: a comment line after this long without an event. */
+  readonly heartbeatMs: number;
+  /** TRADEAPI_MAX_EVENT_CLIENTS: event streams open at once; more get 503 + Retry-After. */
+  readonly maxClients: number;
+  /** TRADEAPI_EVENTS_MAX_SYMBOLS: symbols one stream may list; more get 400. */
+  readonly maxSymbols: number;
+  /** TRADEAPI_EVENTS_QUEUE_BYTES: events waiting for one client, at most; beyond, dropped and a `gap` event sent. */
+  readonly queueBytes: number;
+  /** TRADEAPI_EVENTS_CATCHUP_MS: how far back a reconnect (Last-Event-ID) is caught up from history. */
+  readonly catchupMs: number;
+  /** TRADEAPI_EVENTS_CATCHUP_TICKS: ticks per symbol a reconnect is caught up with, at most. */
+  readonly catchupTicks: number;
+}
+
 /** A configuration value the service refuses; the message names the variable and the value. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -121,6 +141,14 @@ export const DEFAULTS = {
    */
   backlog: 4096,
   nativeAccept: true,
+  eventsPollMs: 100,
+  eventsHeartbeatMs: 15_000,
+  maxEventClients: 1_000,
+  eventsMaxSymbols: 20,
+  /** ~1 700 tick events; with the write in flight a stalled client holds ~0.5 MB at most. */
+  eventsQueueBytes: 256 * 1024,
+  eventsCatchupMs: 5 * 60_000,
+  eventsCatchupTicks: 10_000,
 } as const;
 
 /** The fixed route prefix of the read-only mode. */
@@ -159,7 +187,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -173,6 +201,24 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     sendTimeoutMs: parseMs(env, 'TRADEAPI_SEND_TIMEOUT_MS', DEFAULT_SEND_TIMEOUT_MS),
     shutdownGraceMs: parseMs(env, 'TRADEAPI_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs),
     connections: parseConnectionSettings(env),
+    events: parseEventSettings(env),
+  };
+}
+
+function parseEventSettings(env: Env): EventSettings {
+  const int = (name: string, fallback: number): number => parsePositiveInt(name, env[name], fallback);
+  const pollMs = parseMs(env, 'TRADEAPI_EVENTS_POLL_MS', DEFAULTS.eventsPollMs);
+  if (pollMs < 10) throw new ConfigError(`TRADEAPI_EVENTS_POLL_MS must be at least 10 milliseconds; got ${JSON.stringify(env.TRADEAPI_EVENTS_POLL_MS)}`);
+  const queueBytes = int('TRADEAPI_EVENTS_QUEUE_BYTES', DEFAULTS.eventsQueueBytes);
+  if (queueBytes < 4096) throw new ConfigError(`TRADEAPI_EVENTS_QUEUE_BYTES must be at least 4096 (a few events); got ${JSON.stringify(env.TRADEAPI_EVENTS_QUEUE_BYTES)}`);
+  return {
+    pollMs,
+    heartbeatMs: parseMs(env, 'TRADEAPI_EVENTS_HEARTBEAT_MS', DEFAULTS.eventsHeartbeatMs),
+    maxClients: int('TRADEAPI_MAX_EVENT_CLIENTS', DEFAULTS.maxEventClients),
+    maxSymbols: int('TRADEAPI_EVENTS_MAX_SYMBOLS', DEFAULTS.eventsMaxSymbols),
+    queueBytes,
+    catchupMs: parseMs(env, 'TRADEAPI_EVENTS_CATCHUP_MS', DEFAULTS.eventsCatchupMs),
+    catchupTicks: int('TRADEAPI_EVENTS_CATCHUP_TICKS', DEFAULTS.eventsCatchupTicks),
   };
 }
 

@@ -7,6 +7,7 @@ import { createDispatcher } from './http/dispatch.js';
 import { clientAddress } from './http/client-address.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.js';
 import { Router } from './http/router.js';
+import { EventHub, type EventStats } from './http/events.js';
 import { SubscriptionRegistry } from './http/subscriptions.js';
 import { createLogger, type Logger } from './log.js';
 import { routeTable } from './routes/index.js';
@@ -30,6 +31,8 @@ export interface RunningServer {
   readonly port: number;
   readonly adapter: string;
   readonly subscriptions: SubscriptionRegistry;
+  /** Live event streams and feeds, for tests and diagnostics. */
+  eventStats(): EventStats;
   /**
    * Stops accepting, gives in-flight responses up to graceMs to finish, aborts (and logs) the rest,
    * releases subscriptions. The terminal stays open: its owner closes it.
@@ -46,6 +49,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const terminal = config.serverTz ? withServerTime(options.terminal, config.serverTz) : options.terminal;
   const logger = options.logger ?? createLogger(config.logLevel);
   const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
+  const events = new EventHub(terminal, subscriptions, config.events, logger);
   const readOnly = config.readOnly;
   const router = new Router(
     routeTable({
@@ -70,7 +74,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const handler = createDispatcher({
     router,
     prefix: config.routerPrefix,
-    services: { terminal, subscriptions, config },
+    services: { terminal, subscriptions, config, events },
     keyCheck: apiKeyCheck(config.secretKey),
     logger,
     cors,
@@ -88,7 +92,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     port: listening.port,
     adapter: adapter.name,
     subscriptions,
+    eventStats: () => events.stats(),
     async close(graceMs = SHUTDOWN_GRACE_MS) {
+      // Event streams never finish by themselves: end them (cleanly, what is queued is still sent)
+      // so that the grace period is for the responses that do.
+      events.closeAll();
       const { aborted } = await listening.close(graceMs);
       // Their own request lines say 499; this says why.
       if (aborted > 0) logger.warn({ aborted, graceMs }, `shutdown: ${aborted} response(s) still in progress after the grace period were aborted`);

@@ -23,6 +23,7 @@ import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } 
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
+import { SseStream } from './sse.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
 
 export { MAX_BODY_BYTES };
@@ -128,13 +129,25 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const body = c.body ? parseBody(await readJson(req), c.body) : undefined;
 
       // A series takes a stream slot for its whole life, taken before the terminal opens a cursor;
-      // a HEAD produces nothing and takes none.
-      const release = route.response.kind === 'series' && req.method !== 'HEAD' ? takeStreamSlot() : undefined;
+      // a HEAD produces nothing and takes none. An event stream takes an event-client slot before
+      // it joins the feeds.
+      const kind = route.response.kind;
+      const release = req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : kind === 'events' ? takeEventSlot() : undefined;
       try {
-        return await respond(route, format, await route.handler({ ...services, query, params, body }));
+        return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name) }));
       } finally {
         release?.();
       }
+    }
+
+    function takeEventSlot(): () => void {
+      const release = services.events.gate.tryAcquire();
+      if (release) return release;
+      throw new ProblemError(
+        'tooManyEventClients',
+        `${services.events.gate.limit} event streams are open, the most this server serves at once (TRADEAPI_MAX_EVENT_CLIENTS); retry in ${STREAM_RETRY_AFTER_S} s`,
+        { 'retry-after': String(STREAM_RETRY_AFTER_S) },
+      );
     }
 
     function takeStreamSlot(): () => void {
@@ -153,6 +166,30 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         }
         case 'bytes': {
           res.send(200, { ...base, ...reply.headers, 'content-type': reply.contentType }, reply.body);
+          return 200;
+        }
+        case 'events': {
+          // Proxies must pass events on as they come (nginx buffers unless told not to).
+          const headers = { ...base, 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' };
+          if (req.method === 'HEAD') {
+            reply.session.close();
+            res.writeHead(200, headers);
+            res.end();
+            return 200;
+          }
+          const { queueBytes, heartbeatMs } = services.config.events;
+          const sse = new SseStream(res, { queueBytes, heartbeatMs, sendTimeoutMs });
+          services.events.track(sse);
+          sse.open(headers);
+          try {
+            const reason = await reply.session.run(sse);
+            if (reason === 'send-timeout') logger.warn({ id, path: req.path, timeoutMs: sendTimeoutMs }, 'event stream closed: the client read nothing for the send timeout');
+          } catch (e) {
+            // The catch-up from history failed (the terminal went away, say): end the stream, so
+            // that the client reconnects with its Last-Event-ID and is caught up then.
+            logger.warn({ id, err: e instanceof Error ? e.message : String(e) }, 'event stream ended: catching up from history failed');
+            sse.end('ended');
+          }
           return 200;
         }
         case 'series': {

@@ -89,3 +89,10 @@ export function negotiateFormat(accept: string | undefined, offered: readonly Fo
   }
   return chosen;
 }
+
+/** Whether Accept admits `mediaType` (no Accept, or one with nothing well-formed in it, admits anything). */
+export function accepts(accept: string | undefined, mediaType: string): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  const ranges = parseAccept(accept);
+  return ranges.length === 0 || qualityOf(mediaType, ranges) > 0;
+}

@@ -49,6 +49,7 @@ function successContent(route: Route): Json {
   const schema = route.response.schema ? plain(route.response.schema) : {};
   if (route.response.kind === 'json') return { 'application/json': { schema } };
   if (route.response.kind === 'bytes') return { [route.response.contentType ?? 'application/octet-stream']: {} };
+  if (route.response.kind === 'events') return { [route.response.contentType ?? 'text/event-stream']: { schema: { type: 'string', description: 'Server-Sent Events, see the description' } } };
   const content: Json = {};
   for (const format of route.formats) {
     content[MediaTypes[format]] =

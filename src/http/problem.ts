@@ -35,6 +35,7 @@ export const ProblemTypes = {
   terminalError: { status: 502, type: '/errors/terminal-error', title: 'Terminal Error' },
   terminalUnavailable: { status: 503, type: '/errors/terminal-unavailable', title: 'Terminal Unavailable' },
   tooManyStreams: { status: 503, type: '/errors/too-many-streams', title: 'Too Many Streams' },
+  tooManyEventClients: { status: 503, type: '/errors/too-many-event-clients', title: 'Too Many Event Clients' },
   connectionLimit: { status: 503, type: '/errors/connection-limit', title: 'Connection Limit Reached' },
 } as const;
 

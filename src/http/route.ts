@@ -9,6 +9,8 @@ import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { Param } from './params.js';
 import type { ProblemKind } from './problem.js';
+import type { EventSession } from './event-session.js';
+import type { EventHub } from './events.js';
 import type { SubscriptionRegistry } from './subscriptions.js';
 
 /** What the service holds for the lifetime of the server, handed to every handler. */
@@ -16,12 +18,15 @@ export interface Services {
   readonly terminal: Terminal;
   readonly subscriptions: SubscriptionRegistry;
   readonly config: Config;
+  readonly events: EventHub;
 }
 
 export interface HandlerContext<Q, P, B> extends Services {
   readonly query: Q;
   readonly params: P;
   readonly body: B;
+  /** A request header by lower-case name (for the few routes that read one, e.g. Last-Event-ID). */
+  header(name: string): string | undefined;
 }
 
 /** What a handler returns; the dispatcher encodes it in the negotiated format. */
@@ -33,9 +38,11 @@ export type Reply =
   /** JSON only, any status (health). */
   | { kind: 'json'; status: number; value: unknown }
   /** Fixed bytes (docs assets, the OpenAPI document). */
-  | { kind: 'bytes'; contentType: string; body: Uint8Array; headers?: Readonly<Record<string, string>> };
+  | { kind: 'bytes'; contentType: string; body: Uint8Array; headers?: Readonly<Record<string, string>> }
+  /** A text/event-stream that lasts until the client leaves (GET /events). */
+  | { kind: 'events'; session: EventSession };
 
-export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes';
+export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes' | 'events';
 
 /** Formats each kind of response can be encoded in, server preference first. */
 export const FormatsByKind: Readonly<Record<ResponseKind, readonly Format[]>> = {
@@ -44,6 +51,7 @@ export const FormatsByKind: Readonly<Record<ResponseKind, readonly Format[]>> = 
   series: ['json', 'parquet', 'arrow'],
   json: [],
   bytes: [],
+  events: [],
 };
 
 export interface ResponseSpec {

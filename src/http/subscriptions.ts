@@ -46,6 +46,12 @@ export class SubscriptionRegistry {
     return this.slots.size;
   }
 
+  /** The terminal holds a subscription for `symbol` now (its add has succeeded, no release under way). */
+  isActive(symbol: string): boolean {
+    const slot = this.slots.get(symbol);
+    return slot !== undefined && slot.settled && !this.releasing.has(symbol);
+  }
+
   async subscribe(symbol: string): Promise<SubscriptionState> {
     // Unknown symbol: the terminal's not_found, before the cap is looked at.
     await this.terminal.symbolInfo(symbol);

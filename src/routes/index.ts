@@ -2,6 +2,7 @@
 import type { Route } from '../http/route.js';
 import { calcRoutes } from './calc.js';
 import { docsRoutes } from './docs.js';
+import { eventRoutes } from './events.js';
 import { historyRoutes } from './history.js';
 import { marketBookRoutes } from './market-book.js';
 import { orderCheckRoutes } from './order-check.js';
@@ -21,6 +22,7 @@ export const apiRoutes: readonly Route[] = [
   ...tradingRoutes,
   ...historyRoutes,
   ...orderCheckRoutes,
+  ...eventRoutes,
 ];
 
 export interface RouteTableOptions {

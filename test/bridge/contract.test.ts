@@ -252,8 +252,10 @@ function requests(k: Tickets): Req[] {
   ];
 }
 
-/** Routes not compared here, each with its reason. (None so far: every route has requests above.) */
-const EXCLUDED: Readonly<Record<string, string>> = {};
+/** Routes not compared here, each with its reason. */
+const EXCLUDED: Readonly<Record<string, string>> = {
+  'GET /events': 'a live stream never ends and its ticks depend on when they are read; test/events/bridge.test.ts streams from a bridge',
+};
 
 // ------------------------------------------------------------------ what a response is
 

@@ -109,6 +109,8 @@ seed_args=()
 [[ "$seed" != random ]] && seed_args=(--seed "$seed")
 
 # run NAME SCHEMA_URL [schemathesis args...]
+# GET /events is left out: a valid request is an event stream that never ends, which no request
+# timeout can tell from a hang (its problems are tested in test/events/).
 run_ids=()
 run_pids=()
 run() {
@@ -121,6 +123,7 @@ run() {
     --max-examples "$max_examples" \
     --workers 1 \
     --request-timeout 10 \
+    --exclude-path-regex '/events$' \
     "${seed_args[@]}" \
     --report junit --report-junit-path "$out/junit-$name.xml" \
     "$@") >"$out/schemathesis-$name.log" 2>&1 &

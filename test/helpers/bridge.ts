@@ -183,7 +183,7 @@ export interface GatewayOptions {
 }
 
 /** A gateway on loopback in front of the bridge at `port`, closed at the end of `tt`. */
-export async function startGateway(tt: Test, port: number, secret = SECRET, options: GatewayOptions = {}): Promise<{ get: Get; terminal: Terminal }> {
+export async function startGateway(tt: Test, port: number, secret = SECRET, options: GatewayOptions = {}): Promise<{ get: Get; terminal: Terminal; base: string }> {
   const terminal = openBridgeTerminal(`tcp://127.0.0.1:${port}`, secret, options.terminal ?? { backoffMaxMs: 500 });
   const server = await startServer({
     terminal,
@@ -198,7 +198,7 @@ export async function startGateway(tt: Test, port: number, secret = SECRET, opti
     await terminal.close();
   });
   const base = `http://127.0.0.1:${server.port}`;
-  return { get: (p: string, init?: RequestInit) => fetch(base + p, init), terminal };
+  return { get: (p: string, init?: RequestInit) => fetch(base + p, init), terminal, base };
 }
 
 /** startGateway's fetch alone (what client.test.ts uses). */

@@ -30,6 +30,9 @@ export const READ_ONLY_ENDPOINTS: ReadonlyArray<readonly [path: string, request:
   ['/history/deals/total', `/history/deals/total?${DAY}`],
 ];
 
+/** Read-only endpoints that stream until the client leaves (not in READ_ONLY_ENDPOINTS, whose requests are read whole). */
+export const READ_ONLY_STREAMS: readonly string[] = ['/events'];
+
 /** Full-variant routes that read-only mode leaves out (method, path below the prefix). */
 export const FULL_ONLY_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ['POST', '/order/check'],

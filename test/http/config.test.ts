@@ -22,6 +22,12 @@ t.test('defaults and normalisation', async (t) => {
   t.equal(loadConfig({ TRADEAPI_HOST: '10.0.0.1' }).host, '10.0.0.1');
   t.equal(loadConfig({ TRADEAPI_SECRET_KEY: '' }).secretKey, undefined);
   t.equal(loadConfig({ TRADEAPI_HTTP: 'NODE' }).http, 'node');
+  t.same(
+    loadConfig({}).events,
+    { pollMs: 100, heartbeatMs: 15_000, maxClients: 1_000, maxSymbols: 20, queueBytes: 262_144, catchupMs: 300_000, catchupTicks: 10_000 },
+    'live-event defaults',
+  );
+  t.equal(loadConfig({ TRADEAPI_EVENTS_POLL_MS: '250' }).events.pollMs, 250);
   for (const [name, value] of [
     ['TRADEAPI_LOG_LEVEL', 'verbose'],
     ['TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', '0'],
@@ -32,6 +38,14 @@ t.test('defaults and normalisation', async (t) => {
     ['TRADEAPI_HTTP', 'express'],
     ['TRADEAPI_PORT', '70000'],
     ['TRADEAPI_PORT', 'http'],
+    ['TRADEAPI_EVENTS_POLL_MS', '5'],
+    ['TRADEAPI_EVENTS_POLL_MS', '0'],
+    ['TRADEAPI_EVENTS_QUEUE_BYTES', '1000'],
+    ['TRADEAPI_MAX_EVENT_CLIENTS', '0'],
+    ['TRADEAPI_EVENTS_MAX_SYMBOLS', 'all'],
+    ['TRADEAPI_EVENTS_HEARTBEAT_MS', '-1'],
+    ['TRADEAPI_EVENTS_CATCHUP_MS', '3000000000'],
+    ['TRADEAPI_EVENTS_CATCHUP_TICKS', '1e4'],
   ] as const) {
     t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(name) }, `${name}=${value}`);
   }

@@ -28,12 +28,17 @@ await forEachAdapter(t, async (t, adapter) => {
     const doc = (await res.json()) as Doc;
     t.equal(doc.openapi, '3.1.0');
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m, op })));
-    t.equal(ops.length, 29, 'the 29 Variant A endpoints');
+    t.equal(ops.length, 30, 'the 29 Variant A endpoints and /events');
     t.notOk(doc.paths['/docs'] ?? doc.paths['/openapi.json'], 'docs routes are not API endpoints');
 
     for (const { path, op } of ops) {
       if (path === '/health') continue;
       const content = op.responses['200']?.content ?? {};
+      if (path === '/events') {
+        t.same(Object.keys(content), ['text/event-stream'], '/events: an event stream only');
+        t.ok(op.responses['503'] && op.responses['404'] && op.responses['406'], '/events: its refusals documented');
+        continue;
+      }
       t.ok(content['application/json'] && content['application/parquet'], `${path}: json and parquet`);
       t.equal(Boolean(content['application/vnd.apache.arrow.stream']), SERIES.includes(path), `${path}: arrow only for series`);
       t.ok(op.responses['500'], `${path}: 500 documented`);

@@ -2,7 +2,7 @@
 // on all but health, and the rate limit (429, RateLimit-* headers); the docs page points at it.
 import t from 'tap';
 
-import { FULL_ONLY_ROUTES, READ_ONLY_ENDPOINTS } from '../helpers/readonly.js';
+import { FULL_ONLY_ROUTES, READ_ONLY_ENDPOINTS, READ_ONLY_STREAMS } from '../helpers/readonly.js';
 import { forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -31,7 +31,8 @@ await forEachAdapter(t, async (t, adapter) => {
 
   t.test('only the read-only routes, under /api/v1', async (t) => {
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    t.same(ops.sort(), READ_ONLY_ENDPOINTS.map(([path]) => `GET /api/v1${path}`).sort(), `${READ_ONLY_ENDPOINTS.length} GET endpoints`);
+    const expected = [...READ_ONLY_ENDPOINTS.map(([path]) => path), ...READ_ONLY_STREAMS];
+    t.same(ops.sort(), expected.map((path) => `GET /api/v1${path}`).sort(), `${expected.length} GET endpoints`);
     for (const [method, path] of FULL_ONLY_ROUTES) t.notOk(doc.paths[`/api/v1${path}`]?.[method.toLowerCase()], `no ${method} ${path}`);
     t.notMatch(JSON.stringify(doc), /x-operational/, 'nothing operational');
     t.notOk(doc.paths['/api/v1/docs'] ?? doc.paths['/api/v1/openapi.json'], 'docs routes are not endpoints');

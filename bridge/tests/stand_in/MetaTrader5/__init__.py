@@ -72,6 +72,8 @@ Test hooks (module functions starting with ``_``; the real module has none of th
   until ``initialize()`` is called again, and it has no depth subscriptions (``reconnect=True``:
   the old connection works again, with its subscriptions, unless a call already dropped it).
 * ``_set_delay(seconds)`` — every call (except ``last_error``) sleeps first: a slow terminal.
+* ``_advance(ms)`` — the clock moves on by ``ms`` with all state kept: new ticks appear, as live
+  (returns the new now in server ms).
 * ``_fail_next(function_name, code, message=None, after=0)`` — the next call of that function
   fails with that ``last_error`` (``None``/``False``/…); with ``after=N`` the N calls before it run
   normally and the (N+1)-th fails (e.g. a failure midway through a paged series). ``message``
@@ -474,6 +476,18 @@ def _restore_terminal(reconnect=False):
 
 def _set_delay(seconds):
     _S.delay = float(seconds)
+
+
+def _advance(ms):
+    """The terminal's clock moves on by ``ms`` milliseconds, everything else kept (connection,
+    subscriptions): the ticks up to the new now appear, as they would live."""
+    with _LOCK:
+        _S.now_server_ms += int(ms)
+        _S.now_utc = _server_to_utc(_S.now_server_ms // 1000)
+        # Both hold the cut at the old now.
+        _S.tick_cache.clear()
+        _S.m1_cache.clear()
+    return _S.now_server_ms
 
 
 def _fail_next(function_name, code, message=None, after=0):

@@ -1,0 +1,206 @@
+// Live-event fan-out: N SSE clients x S symbols against the simulator on its wall clock.
+//   npm run build:ts && node dist/bench/events.js [--clients 1000] [--symbols 10] [--seconds 20] [--poll-ms 100]
+// The server runs in this process (node:http, or TRADEAPI_HTTP=uws), with a probe on the terminal
+// that stamps when each tick left the terminal layer (its copy_ticks_from chunk arrived); the
+// clients run in a child process (so they do not share a thread or a core's accounting with the
+// server), parse every event with eventsource-parser, and stamp its arrival. Reported: events per
+// second delivered, latency terminal layer -> client (p50/p99/max, over every tick event of the
+// first 50 clients), gaps (drops), server CPU (this process) and RSS.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+import { createParser } from 'eventsource-parser';
+
+import { loadConfig } from '../src/config.js';
+import { pickAdapter } from '../src/http/adapters.js';
+import { createLogger } from '../src/log.js';
+import { startServer } from '../src/server.js';
+import { openSimTerminal, type Terminal } from '../src/terminal/index.js';
+import type { Series, TickChunk } from '../src/terminal/series.js';
+import { isMain } from './is-main.js';
+import { latency } from './load.js';
+
+const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'USDCAD', 'AUDUSD', 'EURJPY', 'XAUUSD', 'BTCUSD', 'ETHUSD', 'NZDUSD', 'EURGBP'];
+const SAMPLED_CLIENTS = 50;
+/** A wall-clock instant with sub-millisecond resolution, comparable across processes. */
+const now = (): number => performance.timeOrigin + performance.now();
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+interface ClientReport {
+  connected: number;
+  refused: number;
+  events: number;
+  gaps: number;
+  dropped: number;
+  /** [key, arrival] of the sampled clients' tick events. */
+  samples: Array<[string, number]>;
+  /** The client process's CPU over the window, % of a core. */
+  cpuPct: number;
+}
+
+const keyOf = (symbol: string, timeMsc: number, bid: number, ask: number): string => `${symbol}|${timeMsc}|${bid}|${ask}`;
+
+/** Child side: open the clients, count for `seconds` after `warmup`, print a report. */
+async function clients(port: number, n: number, symbols: string, warmupS: number, seconds: number): Promise<void> {
+  const report: ClientReport = { connected: 0, refused: 0, events: 0, gaps: 0, dropped: 0, samples: [], cpuPct: 0 };
+  let counting = false;
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const requests: http.ClientRequest[] = [];
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      new Promise<void>((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port, path: `/events?symbols=${symbols}`, agent, headers: { accept: 'text/event-stream' } }, (res) => {
+          if (res.statusCode !== 200) {
+            report.refused++;
+            res.resume();
+            resolve();
+            return;
+          }
+          report.connected++;
+          const parser = createParser({
+            onEvent: (e) => {
+              if (!counting) return;
+              report.events++;
+              if (e.event === 'gap') {
+                report.gaps++;
+                report.dropped += (JSON.parse(e.data) as { dropped?: number }).dropped ?? 0;
+              } else if (e.event === 'tick' && i < SAMPLED_CLIENTS) {
+                const t = JSON.parse(e.data) as { symbol: string; time_msc: number; bid: number; ask: number };
+                report.samples.push([keyOf(t.symbol, t.time_msc, t.bid, t.ask), now()]);
+              }
+            },
+          });
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => parser.feed(chunk));
+          resolve();
+        });
+        req.on('error', () => {
+          report.refused++;
+          resolve();
+        });
+        requests.push(req);
+      }),
+    ),
+  );
+  process.stderr.write(`clients: ${report.connected} connected, ${report.refused} refused\n`);
+  await new Promise((r) => setTimeout(r, warmupS * 1000));
+  counting = true;
+  process.send?.({ started: now() });
+  const cpu0 = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  counting = false;
+  const cpu = process.cpuUsage(cpu0);
+  report.cpuPct = Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 100);
+  for (const req of requests) req.destroy();
+  // Exit only once the report is out: a pending IPC message dies with the process.
+  await new Promise<void>((resolve) => process.send?.(report, () => resolve()) ?? resolve());
+}
+
+/** Stamps when each tick row left the terminal layer (first time only: polls overlap at the boundary). */
+function probed(terminal: Terminal, left: Map<string, number>): Terminal {
+  return new Proxy(terminal, {
+    get(target, key) {
+      if (key !== 'copyTicksFrom') {
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (symbol: string, from: number, count: number, flags: number, opts?: { chunkRows?: number }): Promise<Series<TickChunk>> => {
+        const series = await target.copyTicksFrom(symbol, from, count, flags, opts);
+        const next = async (): Promise<TickChunk | null> => {
+          const chunk = await series.next();
+          const at = now();
+          if (chunk) {
+            for (let i = 0; i < chunk.rows; i++) {
+              const key = keyOf(symbol, Number(chunk.time_msc[i]), chunk.bid[i] as number, chunk.ask[i] as number);
+              if (!left.has(key)) left.set(key, at);
+            }
+          }
+          return chunk;
+        };
+        return { ...series, next, close: () => series.close(), [Symbol.asyncIterator]: series[Symbol.asyncIterator].bind(series) };
+      };
+    },
+  });
+}
+
+async function main(): Promise<void> {
+  const n = arg('clients', 1000);
+  const s = arg('symbols', 10);
+  const seconds = arg('seconds', 20);
+  const pollMs = arg('poll-ms', 100);
+  const symbols = SYMBOLS.slice(0, s).join(',');
+  const left = new Map<string, number>();
+  const sim = openSimTerminal({ seed: 42 });
+  const config = loadConfig({
+    TRADEAPI_HOST: '127.0.0.1',
+    TRADEAPI_PORT: '0',
+    TRADEAPI_EVENTS_POLL_MS: String(pollMs),
+    TRADEAPI_MAX_EVENT_CLIENTS: String(Math.max(n, 1)),
+    TRADEAPI_MAX_CONNECTIONS: String(n + 100),
+    ...(process.env.TRADEAPI_HTTP ? { TRADEAPI_HTTP: process.env.TRADEAPI_HTTP } : {}),
+  });
+  const adapter = pickAdapter(config.http).adapter;
+  const server = await startServer({ terminal: probed(sim, left), config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('error') });
+  console.log(`== events fan-out: ${n} clients x ${s} symbols (${symbols}), poll ${pollMs} ms, adapter ${adapter.name}, ${seconds} s ==`);
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(n), symbols, '3', String(seconds)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let cpu0 = process.cpuUsage();
+  let t0 = now();
+  let rssPeak = 0;
+  let streams = 0;
+  let polled = 0;
+  let queuePeak = 0;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    const st = server.eventStats();
+    streams = Math.max(streams, st.clients);
+    polled = Math.max(polled, st.tickSymbols);
+    queuePeak = Math.max(queuePeak, st.peakQueuedBytes);
+  }, 250);
+  const report = await new Promise<ClientReport>((resolve, reject) => {
+    child.on('message', (m: ClientReport | { started: number }) => {
+      if ('started' in m) {
+        cpu0 = process.cpuUsage();
+        t0 = now();
+        rssPeak = process.memoryUsage().rss;
+      } else resolve(m);
+    });
+    child.on('exit', (code) => reject(new Error(`clients exited with ${code}`)));
+  });
+  const elapsed = (now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
+  const lat: number[] = [];
+  let unmatched = 0;
+  for (const [key, arrival] of report.samples) {
+    const at = left.get(key);
+    if (at === undefined) unmatched++;
+    else lat.push(arrival - at);
+  }
+  const l = latency(lat);
+  console.log(`clients connected ${report.connected}, refused ${report.refused}; server held ${streams} streams and polled ${polled} symbols`);
+  console.log(`events delivered: ${report.events} in ${elapsed.toFixed(1)} s = ${Math.round(report.events / elapsed)} events/s`);
+  console.log(`latency terminal layer -> client (${lat.length} events of ${Math.min(n, SAMPLED_CLIENTS)} clients): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms${unmatched ? ` (${unmatched} unmatched)` : ''}`);
+  console.log(`client process CPU ${report.cpuPct} % of a core (parsing every event)`);
+  console.log(`gaps ${report.gaps}, dropped ${report.dropped}; server CPU ${(((cpu.user + cpu.system) / 1e6 / elapsed) * 100).toFixed(0)} % of a core; RSS peak ${Math.round(rssPeak / 2 ** 20)} MiB; largest client queue ${queuePeak} bytes`);
+  await server.close(1000);
+  await sim.close();
+}
+
+if (isMain(import.meta.url)) {
+  const role = process.argv.indexOf('--role-clients');
+  if (role >= 0) {
+    const [port, n, symbols, warmup, seconds] = process.argv.slice(role + 1);
+    await clients(Number(port), Number(n), symbols as string, Number(warmup), Number(seconds));
+    process.exit(0);
+  } else {
+    await main();
+  }
+}

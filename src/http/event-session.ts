@@ -1,0 +1,194 @@
+// One client's event stream: its symbols' live ticks (and depth), the catch-up from history after
+// a reconnect, and the per-symbol positions its event ids carry (event-id.ts).
+//
+// Catch-up: with a Last-Event-ID, the live feed is joined first (its ticks wait in `pending`), then
+// each symbol's ticks after the client's position are read from the terminal's history
+// (copy_ticks_from), at most `catchupMs` back from the symbol's latest tick and `catchupTicks` per
+// symbol, and sent without dropping (the sender waits for the client) and without holding more
+// than one chunk of history. Live ticks then follow.
+// Every tick passes through one per-symbol filter, "after the last position sent", so the seam
+// between history and live has neither a duplicate nor a hole. What the window or the cap leaves
+// out is announced by a `gap` event naming the symbol and the span (a client can fetch it from
+// /ticks/range).
+import { TickColumns, type Tick } from '../terminal/records.js';
+import { constants } from '../terminal/constants.js';
+import type { BookFeed, BookUpdate } from '../terminal/book-feed.js';
+import { chunkTicks, type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
+import type { Terminal } from '../terminal/terminal.js';
+import { formatEventId, isAfter } from './event-id.js';
+import type { CloseReason, SseStream } from './sse.js';
+
+export type EventKind = 'tick' | 'book';
+
+/** Ticks read from history at a time during a catch-up (~150 KB as events). */
+const CATCHUP_CHUNK_ROWS = 1_024;
+
+export interface SessionLimits {
+  catchupMs: number;
+  catchupTicks: number;
+  /** Live ticks held while the catch-up is sent, at most; beyond, they are dropped and a gap says so. */
+  pendingTicks: number;
+}
+
+export interface SessionRequest {
+  readonly symbols: readonly string[];
+  readonly kinds: ReadonlySet<EventKind>;
+  /** From Last-Event-ID, one per symbol (ticks only). */
+  readonly resumeFrom?: readonly TickCursor[] | undefined;
+}
+
+/** Made once per tick however many clients send it (the feed hands every client the same Tick object). */
+const jsonOfTick = new WeakMap<Tick, string>();
+
+/** The JSON of a tick event: the symbol, then the fields and units of /symbols/{symbol}/tick. */
+export function tickJson(symbol: string, tick: Tick): string {
+  let json = jsonOfTick.get(tick);
+  if (json === undefined) {
+    const out: Record<string, unknown> = { symbol };
+    for (const [name] of TickColumns) out[name] = tick[name as keyof Tick];
+    json = JSON.stringify(out);
+    jsonOfTick.set(tick, json);
+  }
+  return json;
+}
+
+export class EventSession {
+  private sse: SseStream | undefined;
+  /** Last position sent per symbol, in request order (the event id). */
+  private readonly sent: TickCursor[];
+  private readonly index = new Map<string, number>();
+  /** Live ticks that arrived before the catch-up was sent (undefined: live). */
+  private pending: FeedTick[] | undefined;
+  private pendingDropped = 0;
+  private closeBook: (() => void) | undefined;
+
+  private constructor(
+    private readonly terminal: Terminal,
+    private readonly request: SessionRequest,
+    private readonly limits: SessionLimits,
+    private ticks: TickSubscription | undefined,
+  ) {
+    request.symbols.forEach((s, i) => this.index.set(s, i));
+    this.sent = request.symbols.map((s, i) => {
+      const live = ticks?.cursors.get(s) as TickCursor;
+      const resume = request.resumeFrom?.[i];
+      // A position past the symbol's latest tick names ticks that do not exist (an id from another
+      // terminal, or made up): start from live, or the stream would stay silent until then.
+      return resume && live && !isAfter(resume, live) ? resume : live;
+    });
+    if (request.resumeFrom && ticks) this.pending = [];
+  }
+
+  /**
+   * Joins the feeds. Rejects when a symbol's live position cannot be had (unknown symbol, terminal
+   * unavailable): before any response byte, so the client gets a problem.
+   */
+  static async open(feeds: { ticks: TickFeed; books: BookFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
+    let session: EventSession | undefined;
+    const onTicks = (ticks: readonly FeedTick[]): void => session?.onLive(ticks);
+    const ticks = request.kinds.has('tick') ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
+    session = new EventSession(terminal, request, limits, ticks);
+    if (request.kinds.has('book')) {
+      const s = session;
+      s.closeBook = feeds.books.subscribe(request.symbols, (u) => s.onBook(u));
+    }
+    return session;
+  }
+
+  /** Streams until the client leaves or the stream is ended; frees the feeds in any case. */
+  async run(sse: SseStream): Promise<CloseReason> {
+    this.sse = sse;
+    try {
+      if (this.pending) await this.catchUp(sse);
+      return await sse.closed;
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.ticks?.close();
+    this.ticks = undefined;
+    this.closeBook?.();
+    this.closeBook = undefined;
+  }
+
+  private onLive(ticks: readonly FeedTick[]): void {
+    if (this.pending) {
+      for (const t of ticks) {
+        if (this.pending.length < this.limits.pendingTicks) this.pending.push(t);
+        else this.pendingDropped++;
+      }
+      return;
+    }
+    if (!this.sse) return;
+    for (const t of ticks) {
+      const event = this.advance(t.symbol, t.tick, t.seq);
+      if (event) this.sse.push(event);
+    }
+  }
+
+  private onBook(update: BookUpdate): void {
+    this.sse?.push({ event: 'book', data: JSON.stringify(update) });
+  }
+
+  /** The event for a tick after the symbol's last position, or undefined for one already sent. */
+  private advance(symbol: string, tick: Tick, seq: number): { event: string; id: string; data: string } | undefined {
+    const i = this.index.get(symbol);
+    if (i === undefined) return undefined;
+    const at = { time_msc: tick.time_msc, seq };
+    if (!isAfter(at, this.sent[i] as TickCursor)) return undefined;
+    this.sent[i] = at;
+    return { event: 'tick', id: formatEventId(this.sent), data: tickJson(symbol, tick) };
+  }
+
+  /**
+   * Symbol by symbol, chunk by chunk, each event queued only when the client has room: a catch-up
+   * holds one chunk of CATCHUP_CHUNK_ROWS ticks, however far back it reaches. (So the ticks of
+   * different symbols come one symbol after the other here, each in its own time order.)
+   */
+  private async catchUp(sse: SseStream): Promise<void> {
+    const live = this.ticks?.cursors;
+    const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
+    for (const [i, symbol] of this.request.symbols.entries()) {
+      const from = this.sent[i] as TickCursor;
+      const latest = live?.get(symbol);
+      if (!latest || !isAfter(latest, from)) continue; // nothing missed
+      let start = from.time_msc;
+      if (latest.time_msc - start > this.limits.catchupMs) {
+        start = latest.time_msc - this.limits.catchupMs;
+        const gap = { reason: 'catch-up-window', symbol, from_msc: from.time_msc, to_msc: start };
+        if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
+      }
+      // The ticks of `from`'s millisecond up to its seq come again and are skipped: ask for them on top.
+      const want = this.limits.catchupTicks + (start === from.time_msc ? from.seq + 1 : 0);
+      const series = await this.terminal.copyTicksFrom(symbol, start, want, all, { chunkRows: CATCHUP_CHUNK_ROWS });
+      let rows = 0;
+      let seq = -1;
+      let ms = -1;
+      try {
+        for (let chunk = await series.next(); chunk; chunk = await series.next()) {
+          for (const tick of chunkTicks(chunk)) {
+            rows++;
+            seq = tick.time_msc === ms ? seq + 1 : 0;
+            ms = tick.time_msc;
+            const event = this.advance(symbol, tick, seq);
+            if (event && !(await sse.pushWait(event))) return;
+          }
+        }
+      } finally {
+        series.close();
+      }
+      if (rows >= want && ms < latest.time_msc) {
+        const gap = { reason: 'catch-up-limit', symbol, from_msc: ms, to_msc: latest.time_msc };
+        if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
+      }
+    }
+    const pending = this.pending ?? [];
+    this.pending = undefined;
+    if (this.pendingDropped > 0) {
+      await sse.pushWait({ event: 'gap', data: JSON.stringify({ reason: 'slow-consumer', dropped: this.pendingDropped }) });
+    }
+    this.onLive(pending);
+  }
+}

@@ -1,0 +1,57 @@
+// What the server holds for live events: the two feeds (one poll per watched symbol, shared by all
+// clients), the cap on event clients, and the open streams, so that shutdown can end them cleanly.
+import type { EventSettings } from '../config.js';
+import type { Logger } from '../log.js';
+import { BookFeed } from '../terminal/book-feed.js';
+import { TickFeed } from '../terminal/tick-feed.js';
+import type { Terminal } from '../terminal/terminal.js';
+import type { SseStream } from './sse.js';
+import { StreamGate } from './streams.js';
+import type { SubscriptionRegistry } from './subscriptions.js';
+
+export interface EventStats {
+  clients: number;
+  tickSymbols: number;
+  bookSymbols: number;
+  /** Most bytes any open stream has had queued (bounded by settings.queueBytes plus one event). */
+  peakQueuedBytes: number;
+}
+
+export class EventHub {
+  readonly ticks: TickFeed;
+  readonly books: BookFeed;
+  readonly gate: StreamGate;
+  private readonly streams = new Set<SseStream>();
+
+  constructor(
+    readonly terminal: Terminal,
+    subscriptions: SubscriptionRegistry,
+    readonly settings: EventSettings,
+    logger?: Logger,
+  ) {
+    // A failing poll is retried next interval; logged at debug only, since it repeats every interval.
+    const onError = (symbol: string, e: unknown): void => logger?.debug({ symbol, err: e instanceof Error ? e.message : String(e) }, 'event feed poll failed');
+    this.ticks = new TickFeed(terminal, { pollMs: settings.pollMs, onError });
+    this.books = new BookFeed(terminal, { pollMs: settings.pollMs, isSubscribed: (s) => subscriptions.isActive(s), onError });
+    this.gate = new StreamGate(settings.maxClients);
+  }
+
+  /** Keeps `sse` for closeAll until it closes. */
+  track(sse: SseStream): void {
+    this.streams.add(sse);
+    void sse.closed.then(() => this.streams.delete(sse));
+  }
+
+  /** Ends every stream (its queued events are still written) and stops polling: server shutdown. */
+  closeAll(): void {
+    for (const sse of this.streams) sse.end('server-closing');
+    this.ticks.stop();
+    this.books.stop();
+  }
+
+  stats(): EventStats {
+    let peak = 0;
+    for (const s of this.streams) peak = Math.max(peak, s.peakQueuedBytes);
+    return { clients: this.streams.size, tickSymbols: this.ticks.activeSymbols, bookSymbols: this.books.activeSymbols, peakQueuedBytes: peak };
+  }
+}

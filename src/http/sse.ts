@@ -1,0 +1,174 @@
+// One Server-Sent Events response: a long-lived body written through the adapter interface (so it
+// works on node:http and uWS alike), with a bounded queue in front of the socket.
+//
+// Slow consumers never grow memory: events wait in a queue of at most `queueBytes`; the queue is
+// handed to the transport in one write, and the next write waits for that one to be taken (the
+// adapter resolves write() on drain). When an event does not fit, it is dropped, and so is every
+// later one until the queue has drained completely; then one `gap` event (data
+// {"reason":"slow-consumer","dropped":N}) takes the hole's place, and delivery resumes. A client
+// that takes nothing at all for the send timeout is disconnected. So a client holds at most
+// about twice `queueBytes` (the queue and the write in flight).
+import type { HttpResponse } from './adapter.js';
+
+export interface SseOptions {
+  /** Most bytes of events waiting for one client. */
+  queueBytes: number;
+  /** A comment line is sent when nothing else was for this long (keeps proxies from timing out). */
+  heartbeatMs: number;
+  /** A write the client has not taken within this closes the stream. */
+  sendTimeoutMs: number;
+}
+
+export interface SseEvent {
+  readonly event: string;
+  readonly data: string;
+  /** Omitted: the client keeps its last event id. */
+  readonly id?: string | undefined;
+}
+
+export type CloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'ended';
+
+const encoder = new TextEncoder();
+
+/** The wire form of an event; `data` must hold no line break (JSON.stringify output never does). */
+export function frame(e: SseEvent): Uint8Array {
+  return encoder.encode(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${e.data}\n\n`);
+}
+
+export class SseStream {
+  private queue: Uint8Array[] = [];
+  private queuedBytes = 0;
+  /** Events dropped since the queue overflowed; > 0: dropping until it has drained. */
+  private dropped = 0;
+  private writing = false;
+  private ending = false;
+  private endReason: CloseReason = 'ended';
+  private done = false;
+  private lastSent = Date.now();
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** Waiters for queue room (pushWait: catch-up replay must not drop). */
+  private roomWaiters: Array<() => void> = [];
+  private resolveClosed!: (reason: CloseReason) => void;
+  readonly closed: Promise<CloseReason>;
+  /** Most bytes ever queued for this client (tests check the bound). */
+  peakQueuedBytes = 0;
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly options: SseOptions,
+  ) {
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    res.onAborted(() => this.finish('client-gone'));
+  }
+
+  get isClosed(): boolean {
+    return this.done;
+  }
+
+  /** Sends the head and a first comment (so that the client sees the stream open at once). */
+  open(headers: Readonly<Record<string, string>>): void {
+    this.res.writeHead(200, headers);
+    // retry: how long an EventSource waits before reconnecting (then with Last-Event-ID).
+    this.enqueue(encoder.encode(': connected\nretry: 1000\n\n'));
+    const every = Math.max(10, Math.min(this.options.heartbeatMs, 2_147_483_647));
+    this.heartbeat = setInterval(() => {
+      if (!this.writing && this.queue.length === 0 && Date.now() - this.lastSent >= every - 5) this.enqueue(encoder.encode(':\n\n'));
+    }, every);
+  }
+
+  /** Queues a live event; false when it was dropped (the queue is full or still draining after an overflow). */
+  push(e: SseEvent): boolean {
+    if (this.done || this.ending) return false;
+    const bytes = frame(e);
+    if (this.dropped > 0 || this.queuedBytes + bytes.byteLength > this.options.queueBytes) {
+      this.dropped++;
+      return false;
+    }
+    this.enqueue(bytes);
+    return true;
+  }
+
+  /** Queues an event, waiting for room instead of dropping (catch-up from history). False once closed. */
+  async pushWait(e: SseEvent): Promise<boolean> {
+    const bytes = frame(e);
+    while (!this.done && !this.ending && (this.dropped > 0 || (this.queuedBytes > 0 && this.queuedBytes + bytes.byteLength > this.options.queueBytes))) {
+      await new Promise<void>((r) => this.roomWaiters.push(r));
+    }
+    if (this.done || this.ending) return false;
+    this.enqueue(bytes);
+    return true;
+  }
+
+  /** Ends the stream cleanly once what is queued has been written (server shutdown). */
+  end(reason: CloseReason = 'server-closing'): void {
+    if (this.done || this.ending) return;
+    this.ending = true;
+    this.endReason = reason;
+    if (!this.writing) this.endNow();
+  }
+
+  private enqueue(bytes: Uint8Array): void {
+    this.queue.push(bytes);
+    this.queuedBytes += bytes.byteLength;
+    if (this.queuedBytes > this.peakQueuedBytes) this.peakQueuedBytes = this.queuedBytes;
+    if (!this.writing) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.writing = true;
+    try {
+      while (!this.done) {
+        if (this.queue.length === 0) {
+          if (this.dropped === 0 || this.ending) break;
+          // Drained after an overflow: the gap goes exactly where the hole is.
+          const gap = frame({ event: 'gap', data: JSON.stringify({ reason: 'slow-consumer', dropped: this.dropped }) });
+          this.dropped = 0;
+          this.queue.push(gap);
+          this.queuedBytes += gap.byteLength;
+        }
+        const batch = this.queue.length === 1 ? (this.queue[0] as Uint8Array) : Buffer.concat(this.queue, this.queuedBytes);
+        this.queue = [];
+        this.queuedBytes = 0;
+        for (const wake of this.roomWaiters.splice(0)) wake();
+        await this.write(batch);
+        this.lastSent = Date.now();
+      }
+    } catch {
+      // the client went away or timed out: finish() has run or runs now
+      this.finish(this.res.aborted ? 'client-gone' : 'send-timeout');
+      return;
+    } finally {
+      this.writing = false;
+    }
+    if (this.ending && !this.done) this.endNow();
+  }
+
+  private write(chunk: Uint8Array): Promise<void> {
+    const written = this.res.write(chunk);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.finish('send-timeout');
+        this.res.abort();
+        reject(new Error('send timeout'));
+      }, this.options.sendTimeoutMs);
+    });
+    written.catch(() => undefined);
+    return Promise.race([written, timedOut]).finally(() => clearTimeout(timer));
+  }
+
+  private endNow(): void {
+    this.res.end();
+    this.finish(this.endReason);
+  }
+
+  private finish(reason: CloseReason): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.queue = [];
+    this.queuedBytes = 0;
+    for (const wake of this.roomWaiters.splice(0)) wake();
+    this.resolveClosed(reason);
+  }
+}

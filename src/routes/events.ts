@@ -1,0 +1,79 @@
+// GET /events: live ticks (and depth) as Server-Sent Events. Everything a request can get wrong is
+// answered as a problem before the stream starts; the stream itself is src/http/event-session.ts.
+import { Type } from '@sinclair/typebox';
+
+import { parseEventId } from '../http/event-id.js';
+import { EventSession, type EventKind } from '../http/event-session.js';
+import { accepts } from '../http/negotiate.js';
+import { ProblemError, received, validationError } from '../http/problem.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { TerminalError } from '../terminal/errors.js';
+
+export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
+const KINDS: readonly EventKind[] = ['tick', 'book'];
+
+const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves:
+- \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
+- \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
+- \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
+- a comment line as heartbeat after TRADEAPI_EVENTS_HEARTBEAT_MS (15 s) without an event.
+
+Every tick event has an \`id\`: the position of every listed symbol, \`<time_msc>-<seq>\` for one symbol (seq: the tick's index within its millisecond), with \`,<delta>-<seq>\` per further symbol. A client that reconnects with \`Last-Event-ID\` (EventSource does it by itself) first gets the ticks it missed, from the terminal's history (at most TRADEAPI_EVENTS_CATCHUP_MS back and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones, without duplicates.
+
+At most TRADEAPI_MAX_EVENT_CLIENTS streams at once (503 + Retry-After beyond) and TRADEAPI_EVENTS_MAX_SYMBOLS symbols per stream.`;
+
+export const eventRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/events',
+    summary: 'Live ticks and market depth (Server-Sent Events)',
+    description,
+    tags: ['live events'],
+    operational: false,
+    query: {
+      symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
+      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
+    },
+    errors: ['symbolNotFound', 'notAcceptable', 'tooManyEventClients'],
+    response: { kind: 'events', description: 'An event stream', contentType: EVENT_STREAM_MEDIA_TYPE },
+    async handler({ terminal, events, config, query, header }) {
+      const { maxSymbols, catchupMs, catchupTicks, queueBytes } = config.events;
+      const symbols = query.symbols.split(',');
+      if (symbols.some((s) => s === '')) throw validationError(`query parameter 'symbols' has an empty name; received ${received(query.symbols)}`);
+      const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
+      if (twice !== undefined) throw validationError(`query parameter 'symbols' lists ${JSON.stringify(twice)} twice`);
+      if (symbols.length > maxSymbols) {
+        throw validationError(`query parameter 'symbols' lists ${symbols.length} symbols; one stream takes at most ${maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`);
+      }
+      const kinds = new Set<EventKind>();
+      for (const k of (query.kinds ?? 'tick').split(',')) {
+        if (!(KINDS as readonly string[]).includes(k)) throw validationError(`query parameter 'kinds' has ${received(k)}; allowed: ${KINDS.join(', ')}`);
+        kinds.add(k as EventKind);
+      }
+      if (kinds.has('book') && config.readOnly) {
+        throw validationError("query parameter 'kinds': book events need a market-depth subscription, which read-only mode does not offer; use kinds=tick");
+      }
+      if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
+        throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
+      }
+      const lastEventId = header('last-event-id');
+      const resumeFrom = kinds.has('tick') && lastEventId !== undefined && lastEventId.trim() !== '' ? parseEventId(lastEventId, symbols) : undefined;
+      // Every symbol must exist: a 404 now, rather than a stream that never says anything.
+      await Promise.all(
+        symbols.map((s) =>
+          terminal.symbolInfo(s).catch((e: unknown) => {
+            if (e instanceof TerminalError && e.kind === 'not_found') throw new ProblemError('symbolNotFound', `symbol ${JSON.stringify(s)} is not known to the terminal (${e.message})`);
+            throw e;
+          }),
+        ),
+      );
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom }, {
+        catchupMs,
+        catchupTicks,
+        // Live ticks held while a catch-up is sent: as many as the client's queue would take.
+        pendingTicks: Math.max(1_000, Math.floor(queueBytes / 64)),
+      });
+      return { kind: 'events', session };
+    },
+  }),
+];

@@ -1,0 +1,80 @@
+// Live events with a real bridge as the source: the MetaTrader5 stand-in behind
+// `python -m tradeapi_bridge` (hooked, so that the test moves the terminal's clock on and new ticks
+// appear as they would live). At a high tick rate the stand-in has ticks that share a millisecond,
+// so the feed's de-duplication at the boundary of a poll is exercised through the real protocol.
+import t from 'tap';
+
+import { Bridge, freePort, prepareVenv, startGateway, waitFor } from '../helpers/bridge.js';
+import { SseClient, type TickData } from '../helpers/sse.js';
+
+const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
+const fieldsOf = (tick: Record<string, number> | TickData): Record<string, number> =>
+  Object.fromEntries(FIELDS.map((f) => [f, (tick as Record<string, number>)[f] as number]));
+const iso = (ms: number): string => new Date(ms).toISOString();
+const SYMBOLS = ['EURUSD', 'GBPUSD'];
+
+const skip = prepareVenv();
+if (skip) {
+  t.plan(0, `bridge tests need Python 3 with venv: ${skip}`);
+} else {
+  t.test('ticks from a bridge: live, resumed, and equal to the history', async (t) => {
+    const port = await freePort();
+    const bridge = await Bridge.start(port, undefined, { hooked: true });
+    t.teardown(() => bridge.kill());
+    // Many ticks a second, so that some share a millisecond (before the gateway connects: it resets the stand-in).
+    await bridge.hook('_configure', [], { tick_rate: 40 });
+    const gw = await startGateway(t, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
+    const url = `${gw.base}/events?symbols=${SYMBOLS.join(',')}`;
+    // _configure dropped the stand-in's connection: wait for the bridge to have reconnected.
+    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), 20_000);
+    t.ok(up, 'the bridge has its terminal');
+    // The clock moves on in steps; each step makes about a second of ticks appear at once.
+    const advance = async (steps: number): Promise<void> => {
+      for (let i = 0; i < steps; i++) {
+        await bridge.hook('_advance', [1000]);
+        await new Promise((r) => setTimeout(r, 60));
+      }
+    };
+
+    const first = await SseClient.open(url);
+    t.equal(first.status, 200);
+    await advance(5);
+    await first.waitFor(() => first.ticks.length >= 6, 10_000, 'ticks from the bridge');
+    await new Promise((r) => setTimeout(r, 200)); // the last step's ticks
+    first.close();
+    const seen = first.ticks;
+    t.ok(seen.every((k) => SYMBOLS.includes(k.symbol)), 'listed symbols only');
+
+    // The client missed everything after its third tick, and 3 s more happened while it was away.
+    const kept = seen.slice(0, 3);
+    await advance(3);
+    const second = await SseClient.open(url, { 'last-event-id': kept[2]?.id as string });
+    t.teardown(() => second.close());
+    t.equal(second.status, 200);
+    await advance(2);
+    await new Promise((r) => setTimeout(r, 300));
+    // Every symbol caught up past what the first connection saw of it.
+    const lastOf = (symbol: string): number => Math.max(0, ...seen.filter((k) => k.symbol === symbol).map((k) => k.time_msc));
+    await second.waitFor(() => SYMBOLS.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > lastOf(s))), 10_000, 'the resumed stream');
+    t.notOk(second.messages.some((m) => m.event === 'gap'), 'no gap');
+    // Per symbol: across symbols, live ticks are merged per poll, and one step of the clock can
+    // reach two symbols' polls in different cycles.
+    for (const symbol of SYMBOLS) {
+      const missed = seen.slice(3).filter((k) => k.symbol === symbol);
+      const again = second.ticks.filter((k) => k.symbol === symbol).slice(0, missed.length);
+      t.same(again.map(fieldsOf), missed.map(fieldsOf), `${symbol}: what was missed comes first`);
+    }
+
+    const all = [...kept, ...second.ticks];
+    let sharedMs = 0;
+    for (const symbol of SYMBOLS) {
+      const mine = all.filter((k) => k.symbol === symbol);
+      t.ok(mine.length > 2, `${symbol}: ticks (${mine.length})`);
+      const res = await gw.get(`/ticks/range?symbol=${symbol}&date_from=${iso((mine[0] as TickData).time_msc)}&date_to=${iso((mine.at(-1) as TickData).time_msc)}`);
+      const history = ((await res.json()) as Array<Record<string, number>>).map(fieldsOf);
+      t.same(mine.map(fieldsOf), history, `${symbol}: the two connections together are exactly the history`);
+      sharedMs += mine.filter((k, i) => i > 0 && k.time_msc === (mine[i - 1] as TickData).time_msc).length;
+    }
+    t.ok(sharedMs > 0, `ticks sharing a millisecond went through (${sharedMs} of ${all.length})`);
+  });
+}
