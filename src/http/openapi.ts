@@ -93,6 +93,7 @@ function operation(route: Route, options: OpenApiOptions): Json {
   if (limited) {
     // Every counted response reports the limit; a 429 also says when to retry.
     for (const [status, response] of Object.entries(responses)) {
+      if (status === '101') continue; // the handshake's answer carries only the WebSocket headers
       response.headers = headerRefs(status === '429' ? [...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After'] : Object.keys(RATE_LIMIT_HEADERS));
     }
   }

@@ -2,6 +2,8 @@
 // (node:http + ws here; uWebSockets.js where it loads: the Debian 13 root and the Wine run). The
 // simulator runs on its wall clock (it makes ticks in real time); BTCUSD and ETHUSD trade around
 // the clock, so these tests find ticks at weekends too.
+import http from 'node:http';
+
 import t, { type Test } from 'tap';
 
 import type { TickData } from '../helpers/sse.js';
@@ -223,6 +225,26 @@ void forEachAdapter(t, async (t, adapter) => {
     const b = await WsClient.open(wsUrl(srv));
     t.pass('the slot is free again');
     b.close();
+  });
+
+  t.test('other upgrade requests (h2c, or elsewhere) are answered as ordinary requests', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const get = (path: string, upgrade: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = http.get(`${srv.base}${path}`, { headers: { connection: 'Upgrade, HTTP2-Settings', upgrade, 'http2-settings': 'AAMAAABkAAQAoAAAAAIAAAAA' } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('upgrade', () => reject(new Error('upgraded')));
+        req.on('error', reject);
+      });
+    const version = await get('/version', 'h2c');
+    t.equal(version.status, 200, 'Upgrade: h2c is ignored, as HTTP/1.1 allows');
+    t.same(JSON.parse(version.body), await (await srv.get('/version')).json(), 'the same answer as without the header');
+    const ws = await get('/ws', 'h2c');
+    t.equal(ws.status, 426, 'h2c at /ws: not a WebSocket handshake');
   });
 
   t.test('depth events for subscribed symbols only; they stop after unsubscribe', async (t) => {
