@@ -352,7 +352,8 @@ export class WsSession {
       return;
     }
     this.conn.end(code, reason);
-    this.timer(CLOSE_WAIT_MS, () => this.kill(why));
+    // (uWS reports the close at once, node once the client answered.)
+    if (!this.done) this.timer(CLOSE_WAIT_MS, () => this.kill(why));
   }
 
   /** Drops the connection without a closing handshake (a client that reads nothing would never see one). */

@@ -272,6 +272,20 @@ void forEachAdapter(t, async (t, adapter) => {
     t.equal((await srv.post('/market-book/EURUSD/unsubscribe')).status, 200);
   });
 
+  t.test('an open WebSocket outlives the HTTP request and keep-alive timeouts', async (t) => {
+    const srv = await serve(t, adapter, live, { ...env, TRADEAPI_HEADERS_TIMEOUT_MS: '500', TRADEAPI_REQUEST_TIMEOUT_MS: '1000', TRADEAPI_KEEPALIVE_TIMEOUT_MS: '500' });
+    const c = await WsClient.open(wsUrl(srv));
+    t.teardown(() => c.close());
+    let closed = false;
+    void c.closed.then(() => (closed = true));
+    await sleep(3_000);
+    t.notOk(closed, 'still open after three times the request timeout');
+    const pong = c.next('pong');
+    c.send({ op: 'ping' });
+    await pong;
+    t.pass('and serving');
+  });
+
   t.test('server close: a close frame (1001)', async (t) => {
     const srv = await serve(t, adapter, live, env);
     const c = await WsClient.open(wsUrl(srv));
