@@ -15,7 +15,8 @@ export type MessageId = string | number | undefined;
 export type ClientMessage =
   | { op: 'auth'; id: MessageId; key: string }
   | { op: 'ping'; id: MessageId }
-  | { op: 'subscribe'; id: MessageId; symbols: string[]; kinds: EventKind[]; format: WsFormat }
+  /** format undefined: the connection's tick format stays as it is (JSON to begin with). */
+  | { op: 'subscribe'; id: MessageId; symbols: string[]; kinds: EventKind[]; format: WsFormat | undefined }
   /** symbols / kinds undefined: all of them. */
   | { op: 'unsubscribe'; id: MessageId; symbols: string[] | undefined; kinds: EventKind[] };
 
@@ -58,11 +59,11 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
       case 'subscribe': {
         const symbols = symbolList(m.symbols, maxSymbols);
         if (symbols === undefined) throw validationError('"subscribe" needs a member "symbols": an array of symbol names');
-        const format = m.format === undefined ? 'json' : m.format;
-        if (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format)) {
+        const format = m.format;
+        if (format !== undefined && (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format))) {
           throw validationError(`member "format" must be one of ${FORMATS.join(', ')}; received ${preview(m.format)}`);
         }
-        return { op: 'subscribe', id, symbols, kinds: kindList(m.kinds) ?? ['tick'], format: format as WsFormat };
+        return { op: 'subscribe', id, symbols, kinds: kindList(m.kinds) ?? ['tick'], format: format as WsFormat | undefined };
       }
       case 'unsubscribe':
         return { op: 'unsubscribe', id, symbols: symbolList(m.symbols, Number.MAX_SAFE_INTEGER), kinds: kindList(m.kinds) ?? [...WS_KINDS] };

@@ -26,7 +26,8 @@ import { isAfter } from './event-id.js';
 import { tickJson, type EventKind } from './event-session.js';
 import type { EventHub } from './events.js';
 import { problem, ProblemError, validationError, type Problem } from './problem.js';
-import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId } from './ws-protocol.js';
+import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
+import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
 
 export interface WsSessionOptions {
   /** Distinct symbols one connection may subscribe to (TRADEAPI_EVENTS_MAX_SYMBOLS). */
@@ -89,6 +90,8 @@ export class WsSession {
   private tickSymbols: string[] = [];
   private readonly sent = new Map<string, TickCursor>();
   private tickSub: TickSubscription | undefined;
+  /** How ticks go out: JSON text frames, or one Arrow IPC binary frame per delivery. */
+  private tickFormat: WsFormat = 'json';
   /** Symbols with book events, each with its own feed subscription. */
   private readonly books = new Map<string, () => void>();
 
@@ -178,8 +181,9 @@ export class WsSession {
         this.reply({ event: 'pong' }, msg.id);
         return;
       case 'subscribe':
-        await this.subscribe(msg.symbols, msg.kinds, msg.format);
-        this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, subscriptions: this.subscriptions() }, msg.id);
+        await this.subscribe(msg.symbols, msg.kinds);
+        if (msg.format !== undefined) this.tickFormat = msg.format;
+        this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, format: this.tickFormat, subscriptions: this.subscriptions() }, msg.id);
         return;
       case 'unsubscribe': {
         const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys()])];
@@ -192,8 +196,7 @@ export class WsSession {
     }
   }
 
-  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[], format: string): Promise<void> {
-    if (format !== 'json') throw validationError(`member "format": ${JSON.stringify(format)} is not offered on this connection yet; use "json"`);
+  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[]): Promise<void> {
     if (kinds.includes('book') && this.options.readOnly) {
       throw validationError('member "kinds": book events need a market-depth subscription, which read-only mode does not offer; use ["tick"]');
     }
@@ -269,14 +272,19 @@ export class WsSession {
   // --- events to the client --------------------------------------------------------------------
 
   private onTicks(ticks: readonly FeedTick[]): void {
+    const arrow = this.tickFormat === 'arrow';
+    const fresh: FeedTick[] = [];
     for (const t of ticks) {
       const last = this.sent.get(t.symbol);
       if (!last) continue; // not (or no longer) subscribed
       const at = { time_msc: t.tick.time_msc, seq: t.seq };
       if (!isAfter(at, last)) continue; // already sent through the subscription this one replaced
       this.sent.set(t.symbol, at);
-      this.sendEvent(tickMessage(t.symbol, t.tick));
+      if (arrow) fresh.push(t);
+      else this.sendEvent(tickMessage(t.symbol, t.tick));
     }
+    // Arrow: the whole delivery (one poll's ticks of this client's symbols) as one binary frame.
+    if (fresh.length > 0) this.sendEvent(liveTicksIpc(fresh), fresh.length);
   }
 
   private onBook(update: BookUpdate): void {
@@ -284,19 +292,24 @@ export class WsSession {
   }
 
   /** A live event: dropped rather than buffered past the queue bound (see the top of this file). */
-  private sendEvent(text: string): void {
+  /** `count`: the ticks a frame holds (a gap counts ticks, whatever their format). */
+  private sendEvent(payload: string | Uint8Array, count = 1): void {
     const conn = this.conn;
     if (!conn || this.done || this.closing) return;
     const buffered = conn.bufferedAmount();
+    // (Event JSON is ASCII but for exotic symbol names: its length is its size, near enough.)
+    const bytes = typeof payload === 'string' ? payload.length : payload.byteLength;
     // One event always fits an empty buffer, however large: else a big one would stall the stream.
-    if (this.dropped > 0 || (buffered > 0 && buffered + text.length > this.options.queueBytes)) {
-      if (this.dropped++ === 0) {
+    if (this.dropped > 0 || (buffered > 0 && buffered + bytes > this.options.queueBytes)) {
+      const first = this.dropped === 0;
+      this.dropped += count;
+      if (first) {
         this.stallTimer = this.timer(this.options.sendTimeoutMs, () => this.kill('send-timeout'));
       }
       return;
     }
-    conn.send(text);
-    const now = buffered + text.length;
+    conn.send(payload);
+    const now = buffered + bytes;
     if (now > this.peakQueuedBytes) this.peakQueuedBytes = now;
   }
 

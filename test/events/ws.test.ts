@@ -4,6 +4,7 @@
 // the clock, so these tests find ticks at weekends too.
 import http from 'node:http';
 
+import { tableFromIPC } from 'apache-arrow';
 import t, { type Test } from 'tap';
 
 import type { TickData } from '../helpers/sse.js';
@@ -55,7 +56,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const reply = c.next('subscribed');
     c.send({ op: 'subscribe', symbols, id: 7 });
     const subscribed = await reply;
-    t.same(subscribed, { event: 'subscribed', symbols, kinds: ['tick'], subscriptions: { tick: symbols, book: [] }, id: 7 }, 'the reply echoes the id and says what is subscribed');
+    t.same(subscribed, { event: 'subscribed', symbols, kinds: ['tick'], format: 'json', subscriptions: { tick: symbols, book: [] }, id: 7 }, 'the reply echoes the id and says what is subscribed');
     t.equal(srv.server.eventStats().tickSymbols, 3, 'one poller per symbol');
     await c.waitFor(() => c.ticks.length >= 8, 20_000, '8 ticks');
     const ticks = c.ticks;
@@ -68,6 +69,52 @@ void forEachAdapter(t, async (t, adapter) => {
       const history = await rangeRows(srv, symbol, (mine[0] as TickData).time_msc, (mine.at(-1) as TickData).time_msc);
       t.same(mine.map(fieldsOf), history, `${symbol}: the events are the history of that span`);
     }
+  });
+
+  t.test('format arrow: ticks as Arrow IPC streams in binary frames, the same rows as /ticks/range', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const c = await WsClient.open(wsUrl(srv));
+    t.teardown(() => c.close());
+    const reply = c.next('subscribed');
+    c.send({ op: 'subscribe', symbols: ['BTCUSD', 'ETHUSD'], format: 'arrow' });
+    t.equal((await reply).format, 'arrow');
+    await c.waitFor(() => c.of('binary').length >= 4, 20_000, '4 binary frames');
+    t.equal(c.ticks.length, 0, 'no JSON tick events');
+    const rows: TickData[] = [];
+    for (const frame of c.of('binary')) {
+      const table = tableFromIPC(frame.data as Buffer);
+      t.same(
+        table.schema.fields.map((f) => `${f.name}:${String(f.type)}`),
+        ['symbol:Utf8', 'time:Timestamp<SECOND, UTC>', 'bid:Float64', 'ask:Float64', 'last:Float64', 'volume:Uint64', 'time_msc:Timestamp<MILLISECOND, UTC>', 'flags:Uint32', 'volume_real:Float64'],
+        'the columns of a tick series in Arrow, behind the symbol',
+      );
+      t.ok(table.numRows > 0, 'a frame holds ticks');
+      for (let i = 0; i < table.numRows; i++) {
+        const time_msc = Number(table.getChild('time_msc')?.get(i));
+        rows.push({
+          symbol: table.getChild('symbol')?.get(i) as string,
+          time: Math.floor(time_msc / 1000),
+          bid: table.getChild('bid')?.get(i) as number,
+          ask: table.getChild('ask')?.get(i) as number,
+          last: table.getChild('last')?.get(i) as number,
+          volume: Number(table.getChild('volume')?.get(i)),
+          time_msc,
+          flags: table.getChild('flags')?.get(i) as number,
+          volume_real: table.getChild('volume_real')?.get(i) as number,
+        });
+      }
+    }
+    checkOrder(t, rows);
+    for (const symbol of ['BTCUSD', 'ETHUSD']) {
+      const mine = rows.filter((k) => k.symbol === symbol);
+      if (mine.length === 0) continue;
+      const history = await rangeRows(srv, symbol, (mine[0] as TickData).time_msc, (mine.at(-1) as TickData).time_msc);
+      t.same(mine.map(fieldsOf), history, `${symbol}: the rows are the history of that span`);
+    }
+    const back = c.next('subscribed');
+    c.send({ op: 'subscribe', symbols: ['BTCUSD'], format: 'json' });
+    t.equal((await back).format, 'json', 'a later subscribe switches back');
+    await c.waitFor(() => c.ticks.length > 0, 20_000, 'a JSON tick');
   });
 
   t.test('unsubscribe stops a symbol; the others go on without a hole; adding a symbol later', async (t) => {
