@@ -10,6 +10,9 @@ import { openSimTerminal, type Terminal } from '../../src/terminal/index.js';
 
 const live: Terminal = openSimTerminal({ seed: 42 });
 t.teardown(() => live.close());
+// ETHUSD is not in a fresh terminal's Market Watch: its live tick (the feed's baseline) is refused
+// until it is shown, as in MetaTrader.
+await live.symbolSelect('ETHUSD', true);
 
 const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 const fieldsOf = (tick: TickData): Record<string, number> => Object.fromEntries(FIELDS.map((f) => [f, tick[f]]));
