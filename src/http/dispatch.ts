@@ -24,8 +24,8 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
 import { SseStream } from './sse.js';
-import { WsSession } from './ws-session.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
+import { WsSession } from './ws-session.js';
 
 export { MAX_BODY_BYTES };
 

@@ -14,6 +14,7 @@
 // come merged in time order per poll). A change of symbols joins the feed with the new list before
 // leaving the old subscription, and every tick passes a per-symbol filter "after the last position
 // sent", so a change neither repeats nor loses a tick of a symbol that stays.
+import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
 import type { BookUpdate } from '../terminal/book-feed.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { Tick } from '../terminal/records.js';
@@ -27,7 +28,6 @@ import { tickJson, type EventKind } from './event-session.js';
 import type { EventHub } from './events.js';
 import { problem, ProblemError, validationError, type Problem } from './problem.js';
 import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
-import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
 
 export interface WsSessionOptions {
   /** Distinct symbols one connection may subscribe to (TRADEAPI_EVENTS_MAX_SYMBOLS). */
