@@ -1,5 +1,5 @@
-// Live-event fan-out: N SSE clients x S symbols against the simulator on its wall clock.
-//   npm run build:ts && node dist/bench/events.js [--clients 1000] [--symbols 10] [--seconds 20] [--poll-ms 100]
+// Live-event fan-out: N SSE clients (or WebSocket clients, --ws) x S symbols against the simulator on its wall clock.
+//   npm run build:ts && node dist/bench/events.js [--clients 1000] [--symbols 10] [--seconds 20] [--poll-ms 100] [--ws]
 // The server runs in this process (node:http, or TRADEAPI_HTTP=uws), with a probe on the terminal
 // that stamps when each tick left the terminal layer (its copy_ticks_from chunk arrived); the
 // clients run in a child process (so they do not share a thread or a core's accounting with the
@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 import { createParser } from 'eventsource-parser';
+import WebSocket from 'ws';
 
 import { loadConfig } from '../src/config.js';
 import { pickAdapter } from '../src/http/adapters.js';
@@ -47,12 +48,41 @@ interface ClientReport {
 const keyOf = (symbol: string, timeMsc: number, bid: number, ask: number): string => `${symbol}|${timeMsc}|${bid}|${ask}`;
 
 /** Child side: open the clients, count for `seconds` after `warmup`, print a report. */
-async function clients(port: number, n: number, symbols: string, warmupS: number, seconds: number): Promise<void> {
+async function clients(port: number, n: number, symbols: string, warmupS: number, seconds: number, ws: boolean): Promise<void> {
   const report: ClientReport = { connected: 0, refused: 0, events: 0, gaps: 0, dropped: 0, samples: [], cpuPct: 0 };
   let counting = false;
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-  const requests: http.ClientRequest[] = [];
-  await Promise.all(
+  const requests: Array<{ destroy(): void }> = [];
+  const onWsMessage = (i: number, data: Buffer): void => {
+    if (!counting) return;
+    const m = JSON.parse(data.toString('utf8')) as { event: string; data?: { symbol: string; time_msc: number; bid: number; ask: number; dropped?: number } };
+    if (m.event !== 'tick' && m.event !== 'gap' && m.event !== 'book') return;
+    report.events++;
+    if (m.event === 'gap') {
+      report.gaps++;
+      report.dropped += m.data?.dropped ?? 0;
+    } else if (m.event === 'tick' && i < SAMPLED_CLIENTS && m.data) report.samples.push([keyOf(m.data.symbol, m.data.time_msc, m.data.bid, m.data.ask), now()]);
+  };
+  if (ws) {
+    await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        new Promise<void>((resolve) => {
+          const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { perMessageDeflate: false });
+          socket.on('open', () => {
+            report.connected++;
+            socket.send(JSON.stringify({ op: 'subscribe', symbols: symbols.split(',') }));
+            resolve();
+          });
+          socket.on('message', (data: Buffer) => onWsMessage(i, data));
+          socket.on('error', () => {
+            report.refused++;
+            resolve();
+          });
+          requests.push({ destroy: () => socket.terminate() });
+        }),
+      ),
+    );
+  } else await Promise.all(
     Array.from({ length: n }, (_, i) =>
       new Promise<void>((resolve) => {
         const req = http.get({ host: '127.0.0.1', port, path: `/events?symbols=${symbols}`, agent, headers: { accept: 'text/event-stream' } }, (res) => {
@@ -134,9 +164,12 @@ async function main(): Promise<void> {
   const s = arg('symbols', 10);
   const seconds = arg('seconds', 20);
   const pollMs = arg('poll-ms', 100);
+  const ws = process.argv.includes('--ws');
   const symbols = SYMBOLS.slice(0, s).join(',');
   const left = new Map<string, number>();
   const sim = openSimTerminal({ seed: 42 });
+  // Some of them (ETHUSD) are not in a fresh terminal's Market Watch, whose live tick it refuses.
+  for (const symbol of SYMBOLS.slice(0, s)) await sim.symbolSelect(symbol, true);
   const config = loadConfig({
     TRADEAPI_HOST: '127.0.0.1',
     TRADEAPI_PORT: '0',
@@ -147,8 +180,8 @@ async function main(): Promise<void> {
   });
   const adapter = pickAdapter(config.http).adapter;
   const server = await startServer({ terminal: probed(sim, left), config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('error') });
-  console.log(`== events fan-out: ${n} clients x ${s} symbols (${symbols}), poll ${pollMs} ms, adapter ${adapter.name}, ${seconds} s ==`);
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(n), symbols, '3', String(seconds)], {
+  console.log(`== events fan-out: ${n} ${ws ? 'WebSocket' : 'SSE'} clients x ${s} symbols (${symbols}), poll ${pollMs} ms, adapter ${adapter.name}, ${seconds} s ==`);
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(n), symbols, '3', String(seconds), ws ? '1' : '0'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let cpu0 = process.cpuUsage();
@@ -197,8 +230,8 @@ async function main(): Promise<void> {
 if (isMain(import.meta.url)) {
   const role = process.argv.indexOf('--role-clients');
   if (role >= 0) {
-    const [port, n, symbols, warmup, seconds] = process.argv.slice(role + 1);
-    await clients(Number(port), Number(n), symbols as string, Number(warmup), Number(seconds));
+    const [port, n, symbols, warmup, seconds, ws] = process.argv.slice(role + 1);
+    await clients(Number(port), Number(n), symbols as string, Number(warmup), Number(seconds), ws === '1');
     process.exit(0);
   } else {
     await main();

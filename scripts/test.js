@@ -167,12 +167,15 @@ if (!tap.ok) fail('tap');
   if (!r.ok) fail(label);
 }
 
+// The WebSocket suites: /ws is served by uWS's own WebSocket code there, by the ws package on node.
+const WS_SUITES = ['test/events/ws.test.ts', 'test/events/ws-slow-consumer.test.ts'];
+
 // 4. In CI (root on a glibc < 2.38 machine, where uWebSockets.js does not load): the HTTP suites
 // once more inside a Debian 13 root, where it does, so that both adapters are tested. A root that
 // cannot be built here (exit 3: no mirror, no mount permission) is reported as not run.
 if (process.env.CI === 'true' || process.env.TRADEAPI_UWS_CHROOT === '1') {
   const label = 'HTTP suites in a Debian 13 root (node + uWebSockets.js)';
-  const r = run(label, 'bash', [path.join(root, 'scripts', 'uws-chroot-test.sh'), 'test/http', 'test/readonly', 'test/hardening'], { capture: true });
+  const r = run(label, 'bash', [path.join(root, 'scripts', 'uws-chroot-test.sh'), 'test/http', 'test/readonly', 'test/hardening', ...WS_SUITES], { capture: true });
   if (r.status === 3) {
     console.log(`${label}: not run (the root could not be set up on this machine)`);
   } else {

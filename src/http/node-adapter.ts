@@ -3,6 +3,9 @@
 // native accept loop that takes bursts of connections in native-accept.ts.
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+import { WebSocketServer, type WebSocket } from 'ws';
 
 import {
   BodyTooLargeError,
@@ -14,9 +17,12 @@ import {
   type ListeningServer,
   type ListenOptions,
   type RequestHandler,
+  type WebSocketConnection,
+  type WebSocketListener,
+  type WebSocketOptions,
 } from './adapter.js';
 import { startNativeAccept } from './native-accept.js';
-import { Connections, type ParserError } from './node-connections.js';
+import { Connections, serialize, type ParserError } from './node-connections.js';
 import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
 
 class NodeRequest implements HttpRequest {
@@ -173,6 +179,155 @@ class NodeResponse implements HttpResponse {
   }
 }
 
+/** A WebSocket client that has read nothing for this long is pinged (keeps proxies and NATs from dropping an idle feed). */
+const WS_PING_MS = 30_000;
+/** After a refusal, how long the client may keep the socket before it is dropped. */
+const REFUSAL_LINGER_MS = 2_000;
+
+/**
+ * The response to a WebSocket upgrade request on node: either refused with an ordinary HTTP answer
+ * written straight to the socket (which then closes), or upgraded by the `ws` package. node hands
+ * an upgrade request over as ('upgrade', req, socket, head), outside its response machinery.
+ */
+class NodeUpgradeResponse implements HttpResponse {
+  aborted = false;
+  headersSent = false;
+  private upgraded = false;
+  private abortListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly req: http.IncomingMessage,
+    private readonly socket: Duplex,
+    private readonly head: Buffer,
+    private readonly wss: WebSocketServer,
+  ) {
+    // Before the upgrade a closed socket is a client gone; after it, the WebSocket reports its close.
+    socket.once('close', () => this.upgraded || this.markAborted());
+    socket.on('error', () => undefined);
+  }
+
+  send(status: number, headers: Headers, body: Uint8Array): void {
+    if (this.aborted || this.headersSent) return;
+    this.headersSent = true;
+    this.socket.end(serialize({ status, headers, body: Buffer.from(body) }));
+    setTimeout(() => this.socket.destroy(), REFUSAL_LINGER_MS).unref();
+  }
+
+  writeHead(status: number, headers: Headers): void {
+    // Not used on an upgrade request (the service answers it whole or upgrades it): an empty answer.
+    this.send(status, headers, new Uint8Array(0));
+  }
+
+  write(): Promise<void> {
+    return Promise.reject(new Error('no streamed body on an upgrade request'));
+  }
+
+  end(): void {
+    if (!this.headersSent) this.send(200, {}, new Uint8Array(0));
+  }
+
+  abort(): void {
+    this.socket.destroy();
+    this.markAborted();
+  }
+
+  onAborted(listener: () => void): void {
+    if (this.aborted) listener();
+    else this.abortListeners.push(listener);
+  }
+
+  upgrade(open: (connection: WebSocketConnection) => WebSocketListener): void {
+    if (this.aborted || this.headersSent) return;
+    this.headersSent = true;
+    // A malformed handshake (bad Sec-WebSocket-Key or version) is answered 400 by `ws`, which then
+    // destroys the socket: the 'close' above reports it as a client gone.
+    this.wss.handleUpgrade(this.req, this.socket, this.head, (ws) => {
+      this.upgraded = true;
+      attach(ws, open);
+    });
+  }
+
+  private markAborted(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    for (const listener of this.abortListeners.splice(0)) listener();
+  }
+}
+
+function attach(ws: WebSocket, open: (connection: WebSocketConnection) => WebSocketListener): void {
+  let listener: WebSocketListener | undefined;
+  // One callback for every send: once the socket has taken everything, the session hears of it.
+  const written = (): void => {
+    if (ws.bufferedAmount === 0) listener?.drain();
+  };
+  listener = open({
+    bufferedAmount: () => ws.bufferedAmount,
+    send: (data) => {
+      if (ws.readyState === ws.OPEN) ws.send(data, written);
+    },
+    end: (code, reason) => ws.close(code, reason),
+    terminate: () => ws.terminate(),
+  });
+  const ping = setInterval(() => ws.ping(), WS_PING_MS);
+  ping.unref();
+  ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+    listener?.message(bytes, isBinary);
+  });
+  // 'error' (a protocol violation by the client, a reset) is followed by 'close'; unhandled it would throw.
+  ws.on('error', () => undefined);
+  ws.once('close', (code: number) => {
+    clearInterval(ping);
+    const l = listener;
+    listener = undefined;
+    l?.close(code);
+  });
+}
+
+/** Whether the request asks for a WebSocket (Upgrade: websocket); other upgrades (h2c…) are ordinary requests here. */
+function wantsWebSocket(req: http.IncomingMessage): boolean {
+  return req.method === 'GET' && (req.headers.upgrade ?? '').split(',').some((p) => p.trim().toLowerCase() === 'websocket');
+}
+
+/**
+ * node sends every request with Upgrade/Connection: upgrade to 'upgrade' once anyone listens for it.
+ * A WebSocket request at the endpoint's path goes to the handler with an upgradable response;
+ * anything else is served as the ordinary request it would have been without this listener (on a
+ * response made here, the connection closing after it).
+ */
+function listenForUpgrades(
+  server: http.Server,
+  ws: WebSocketOptions,
+  handler: RequestHandler,
+  onRequest: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+  connections: Connections,
+): void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: ws.maxPayloadBytes, perMessageDeflate: false, clientTracking: false });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (connections.isRejected(req.socket)) return;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== ws.path || !wantsWebSocket(req)) {
+      if (head.length > 0) socket.unshift(head);
+      const res = new http.ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(req.socket);
+      res.once('finish', () => {
+        res.detachSocket(req.socket);
+        socket.end();
+      });
+      onRequest(req, res);
+      return;
+    }
+    const response = new NodeUpgradeResponse(req, socket, head, wss);
+    handler(new NodeRequest(req), response).catch(() => {
+      if (!response.headersSent) response.send(500, {}, new Uint8Array(0));
+      else response.abort();
+    });
+  });
+}
+
 /** How often node looks for requests over their time limit (its default, 30 s, would add up to 30 s to each). */
 function checkingInterval(options: ListenOptions): number {
   return Math.max(10, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4)));
@@ -189,6 +344,29 @@ export const nodeAdapter: HttpAdapter = {
       onProtocolError: options.onProtocolError,
       onIdle: () => idle?.(),
     });
+    const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+      // Over the cap: the connection was already answered 503 and is closing.
+      if (connections.isRejected(req.socket)) return;
+      const request = new NodeRequest(req);
+      const response = new NodeResponse(res);
+      connections.track({ req, res, preempt: () => (request.fail(), response.preempt()), lost: () => response.lost() });
+      const url = req.url ?? '/';
+      if (url.length > MAX_URL_BYTES) {
+        // Checked here rather than by the parser so that it gets its own status (see protocol-problems.ts).
+        const answer = uriTooLong(url.length);
+        options.onProtocolError?.({ status: answer.status, code: 'URI_TOO_LONG', remoteAddress: request.remoteAddress });
+        // As every protocol-level answer: the connection closes after it (node then says so in Connection).
+        res.shouldKeepAlive = false;
+        response.send(answer.status, answer.headers, answer.body);
+        return;
+      }
+      handler(request, response).catch(() => {
+        // The handler answers its own failures; this is a last resort against a hang.
+        if (!res.headersSent) {
+          res.writeHead(500).end();
+        } else res.destroy();
+      });
+    };
     const server = http.createServer(
       {
         keepAliveTimeout: options.keepAliveTimeoutMs,
@@ -198,30 +376,9 @@ export const nodeAdapter: HttpAdapter = {
         // Explicit, so that --max-http-header-size cannot move the 414/431 boundary documented in protocol-problems.ts.
         maxHeaderSize: MAX_HEAD_BYTES,
       },
-      (req, res) => {
-        // Over the cap: the connection was already answered 503 and is closing.
-        if (connections.isRejected(req.socket)) return;
-        const request = new NodeRequest(req);
-        const response = new NodeResponse(res);
-        connections.track({ req, res, preempt: () => (request.fail(), response.preempt()), lost: () => response.lost() });
-        const url = req.url ?? '/';
-        if (url.length > MAX_URL_BYTES) {
-          // Checked here rather than by the parser so that it gets its own status (see protocol-problems.ts).
-          const answer = uriTooLong(url.length);
-          options.onProtocolError?.({ status: answer.status, code: 'URI_TOO_LONG', remoteAddress: request.remoteAddress });
-          // As every protocol-level answer: the connection closes after it (node then says so in Connection).
-          res.shouldKeepAlive = false;
-          response.send(answer.status, answer.headers, answer.body);
-          return;
-        }
-        handler(request, response).catch(() => {
-          // The handler answers its own failures; this is a last resort against a hang.
-          if (!res.headersSent) {
-            res.writeHead(500).end();
-          } else res.destroy();
-        });
-      },
+      onRequest,
     );
+    if (options.websocket) listenForUpgrades(server, options.websocket, handler, onRequest, connections);
     // Beyond our cap (answered 503), node's own stops even that at a margin: a flood of
     // connections must not cost unbounded sockets just to be refused.
     server.maxConnections = options.maxConnections + Math.max(64, Math.ceil(options.maxConnections / 10));

@@ -61,9 +61,13 @@ function successContent(route: Route): Json {
 }
 
 function operation(route: Route, options: OpenApiOptions): Json {
-  const responses: Record<string, Json> = {
-    '200': { description: route.response.description, content: successContent(route) },
-  };
+  const responses: Record<string, Json> =
+    route.response.kind === 'websocket'
+      ? {
+          '101': { description: route.response.description },
+          '426': problemResponse('upgradeRequired'),
+        }
+      : { '200': { description: route.response.description, content: successContent(route) } };
   if (route.path === '/health') responses['503'] = { description: 'Terminal unavailable (same shape, status "unavailable")', content: successContent(route) };
   const kinds = new Set<ProblemKind>(route.errors);
   const takesInput = Object.keys(route.query.properties).length > 0 || Object.keys(route.params.properties).length > 0 || route.body;
@@ -89,6 +93,7 @@ function operation(route: Route, options: OpenApiOptions): Json {
   if (limited) {
     // Every counted response reports the limit; a 429 also says when to retry.
     for (const [status, response] of Object.entries(responses)) {
+      if (status === '101') continue; // the handshake's answer carries only the WebSocket headers
       response.headers = headerRefs(status === '429' ? [...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After'] : Object.keys(RATE_LIMIT_HEADERS));
     }
   }

@@ -30,6 +30,7 @@ export const ProblemTypes = {
   unsupportedMediaType: { status: 415, type: '/errors/unsupported-media-type', title: 'Unsupported Media Type' },
   subscriptionLimit: { status: 429, type: '/errors/subscription-limit', title: 'Subscription Limit Reached' },
   rateLimited: { status: 429, type: '/errors/rate-limit-exceeded', title: 'Rate Limit Exceeded' },
+  upgradeRequired: { status: 426, type: '/errors/upgrade-required', title: 'Upgrade Required' },
   headersTooLarge: { status: 431, type: '/errors/headers-too-large', title: 'Request Header Fields Too Large' },
   internal: { status: 500, type: '/errors/internal', title: 'Internal Server Error' },
   terminalError: { status: 502, type: '/errors/terminal-error', title: 'Terminal Error' },

@@ -40,9 +40,11 @@ export type Reply =
   /** Fixed bytes (docs assets, the OpenAPI document). */
   | { kind: 'bytes'; contentType: string; body: Uint8Array; headers?: Readonly<Record<string, string>> }
   /** A text/event-stream that lasts until the client leaves (GET /events). */
-  | { kind: 'events'; session: EventSession };
+  | { kind: 'events'; session: EventSession }
+  /** A WebSocket of live events (GET /ws): the dispatcher upgrades the connection. */
+  | { kind: 'websocket' };
 
-export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes' | 'events';
+export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes' | 'events' | 'websocket';
 
 /** Formats each kind of response can be encoded in, server preference first. */
 export const FormatsByKind: Readonly<Record<ResponseKind, readonly Format[]>> = {
@@ -52,6 +54,7 @@ export const FormatsByKind: Readonly<Record<ResponseKind, readonly Format[]>> = 
   json: [],
   bytes: [],
   events: [],
+  websocket: [],
 };
 
 export interface ResponseSpec {

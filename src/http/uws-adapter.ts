@@ -26,6 +26,9 @@ import {
   type ListeningServer,
   type ListenOptions,
   type RequestHandler,
+  type WebSocketConnection,
+  type WebSocketListener,
+  type WebSocketOptions,
 } from './adapter.js';
 import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
 
@@ -50,9 +53,40 @@ interface UwsResponse {
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsResponse;
   getRemoteAddress(): ArrayBuffer;
   getRemoteAddressAsText(): ArrayBuffer;
+  /** Only in a WebSocket route's upgrade handler: completes the handshake. */
+  upgrade(userData: WsUserData, key: string, protocol: string, extensions: string, context: unknown): void;
+}
+/** Valid from open to close only: every use after close throws. */
+interface UwsWebSocket {
+  /** 1: sent, 0: sent but buffered (backpressure), 2: dropped (over maxBackpressure). */
+  send(message: Uint8Array | string, isBinary?: boolean): number;
+  getBufferedAmount(): number;
+  end(code?: number, shortMessage?: string): void;
+  close(): void;
+  cork(cb: () => void): UwsWebSocket;
+  getUserData(): WsUserData;
+}
+interface UwsWebSocketBehavior {
+  maxPayloadLength: number;
+  idleTimeout: number;
+  maxBackpressure: number;
+  closeOnBackpressureLimit: boolean;
+  sendPingsAutomatically: boolean;
+  upgrade(res: UwsResponse, req: UwsRequest, context: unknown): void;
+  open(ws: UwsWebSocket): void;
+  message(ws: UwsWebSocket, message: ArrayBuffer, isBinary: boolean): void;
+  drain(ws: UwsWebSocket): void;
+  close(ws: UwsWebSocket, code: number, message: ArrayBuffer): void;
+}
+/** What a WebSocket carries from its upgrade to open and on. */
+interface WsUserData {
+  readonly open: (connection: WebSocketConnection) => WebSocketListener;
+  listener?: WebSocketListener | undefined;
+  closed?: boolean;
 }
 interface UwsApp {
   any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
+  ws(pattern: string, behavior: UwsWebSocketBehavior): UwsApp;
   listen(host: string, port: number, cb: (socket: unknown) => void): UwsApp;
   close(): UwsApp;
 }
@@ -277,6 +311,141 @@ class UwsResponseAdapter implements HttpResponse {
   }
 }
 
+/**
+ * The response to a WebSocket upgrade request: refused with an HTTP answer (the connection then
+ * closes), or upgraded. The upgrade handler may finish later than it was called (the service checks
+ * the key and the caps first), which uWS allows once onAborted is registered; the handshake headers
+ * were copied while the request was valid.
+ */
+class UwsUpgradeResponse implements HttpResponse {
+  aborted = false;
+  headersSent = false;
+  private abortListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly res: UwsResponse,
+    private readonly handshake: { key: string; protocol: string; extensions: string; context: unknown },
+  ) {
+    res.onAborted(() => this.markAborted());
+  }
+
+  send(status: number, headers: Headers, body: Uint8Array): void {
+    if (this.aborted || this.headersSent) return;
+    this.headersSent = true;
+    this.res.cork(() => {
+      this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd());
+      for (const [key, value] of Object.entries(headers)) {
+        if (key.toLowerCase() !== 'content-length') this.res.writeHeader(key, value);
+      }
+      this.res.end(body, true);
+    });
+  }
+
+  writeHead(status: number, headers: Headers): void {
+    // Not used on an upgrade request (the service answers it whole or upgrades it): an empty answer.
+    this.send(status, headers, new Uint8Array(0));
+  }
+
+  write(): Promise<void> {
+    return Promise.reject(new Error('no streamed body on an upgrade request'));
+  }
+
+  end(): void {
+    if (!this.headersSent) this.send(200, {}, new Uint8Array(0));
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    if (!this.headersSent) this.res.close();
+    this.markAborted();
+  }
+
+  onAborted(listener: () => void): void {
+    if (this.aborted) listener();
+    else this.abortListeners.push(listener);
+  }
+
+  upgrade(open: (connection: WebSocketConnection) => WebSocketListener): void {
+    if (this.aborted || this.headersSent) return;
+    this.headersSent = true;
+    const { key, protocol, extensions, context } = this.handshake;
+    this.res.cork(() => this.res.upgrade({ open }, key, protocol, extensions, context));
+  }
+
+  private markAborted(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    for (const listener of this.abortListeners.splice(0)) listener();
+  }
+}
+
+/** The connection the service uses; every call is a no-op once uWS reported the close (using a closed uWS socket throws). */
+function uwsConnection(ws: UwsWebSocket, data: WsUserData): WebSocketConnection {
+  return {
+    bufferedAmount: () => (data.closed ? 0 : ws.getBufferedAmount()),
+    send: (payload) => {
+      if (!data.closed) ws.cork(() => ws.send(payload, typeof payload !== 'string'));
+    },
+    end: (code, reason) => {
+      if (!data.closed) ws.end(code, reason);
+    },
+    terminate: () => {
+      if (!data.closed) ws.close();
+    },
+  };
+}
+
+function webSocketBehavior(
+  options: WebSocketOptions,
+  onRequest: (req: UwsRequest, res: UwsResponse) => { method: string; path: string; query: string; headers: Map<string, string>; remote: string },
+  handler: RequestHandler,
+  track: (p: Promise<void>) => void,
+): UwsWebSocketBehavior {
+  return {
+    maxPayloadLength: options.maxPayloadBytes,
+    // uWS pings an idle client itself and closes one that stays silent this long (seconds).
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    // The service drops events long before this (its queue bound); uWS's own limit is a backstop.
+    maxBackpressure: options.maxBackpressureBytes,
+    closeOnBackpressureLimit: false,
+    upgrade: (res, req, context) => {
+      // Copy everything now: `req` is invalid once this function returns.
+      const r = onRequest(req, res);
+      const handshake = {
+        key: r.headers.get('sec-websocket-key') ?? '',
+        protocol: r.headers.get('sec-websocket-protocol') ?? '',
+        extensions: r.headers.get('sec-websocket-extensions') ?? '',
+        context,
+      };
+      const response = new UwsUpgradeResponse(res, handshake);
+      const request = new UwsRequestAdapter(r.method, r.path, r.query, r.remote, r.headers, undefined);
+      track(
+        handler(request, response).catch(() => {
+          if (!response.headersSent) response.send(500, {}, new Uint8Array(0));
+          else response.abort();
+        }),
+      );
+    },
+    open: (ws) => {
+      const data = ws.getUserData();
+      data.listener = data.open(uwsConnection(ws, data));
+    },
+    message: (ws, message, isBinary) => {
+      // The ArrayBuffer is uWS's until the callback returns: copy it.
+      ws.getUserData().listener?.message(new Uint8Array(message.slice(0)), isBinary);
+    },
+    drain: (ws) => ws.getUserData().listener?.drain(),
+    close: (ws, code) => {
+      const data = ws.getUserData();
+      data.closed = true;
+      const listener = data.listener;
+      data.listener = undefined;
+      listener?.close(code);
+    },
+  };
+}
+
 /** The peer's address as node:http reports it: dotted IPv4, '::ffff:a.b.c.d', compressed IPv6. */
 export function formatAddress(raw: ArrayBuffer): string {
   const b = new Uint8Array(raw);
@@ -296,7 +465,8 @@ class UwsRequestAdapter implements HttpRequest {
     readonly query: string,
     readonly remoteAddress: string,
     private readonly headers: ReadonlyMap<string, string>,
-    private readonly response: UwsResponseAdapter,
+    /** Undefined on an upgrade request, which has no body. */
+    private readonly response: UwsResponseAdapter | undefined,
   ) {}
 
   header(name: string): string | undefined {
@@ -304,8 +474,23 @@ class UwsRequestAdapter implements HttpRequest {
   }
 
   readBody(limit: number): Promise<Uint8Array> {
-    return this.response.bodyBytes(limit);
+    return this.response ? this.response.bodyBytes(limit) : Promise.resolve(new Uint8Array(0));
   }
+}
+
+function copyRequest(req: UwsRequest, res: UwsResponse): { method: string; path: string; query: string; headers: Map<string, string>; remote: string } {
+  const headers = new Map<string, string>();
+  req.forEach((key, value) => {
+    const prior = headers.get(key);
+    headers.set(key, prior === undefined ? value : `${prior}, ${value}`);
+  });
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    path: req.getUrl(),
+    query: req.getQuery() ?? '',
+    headers,
+    remote: formatAddress(res.getRemoteAddress()),
+  };
 }
 
 export function createUwsAdapter(uws: UwsModule): HttpAdapter {
@@ -316,17 +501,18 @@ export function createUwsAdapter(uws: UwsModule): HttpAdapter {
       const app = uws.App();
       let inFlight = 0;
       let idle: (() => void) | undefined;
+      const track = (p: Promise<void>): void => {
+        inFlight++;
+        void p.finally(() => {
+          inFlight--;
+          if (inFlight === 0) idle?.();
+        });
+      };
+      // A GET at this path without the WebSocket handshake headers falls through to app.any (uWS yields it).
+      if (options.websocket) app.ws(options.websocket.path, webSocketBehavior(options.websocket, copyRequest, handler, track));
       app.any('/*', (res, req) => {
         // Copy everything now: `req` is invalid once this function returns.
-        const method = req.getCaseSensitiveMethod().toUpperCase();
-        const path = req.getUrl();
-        const query = req.getQuery() ?? '';
-        const headers = new Map<string, string>();
-        req.forEach((key, value) => {
-          const prior = headers.get(key);
-          headers.set(key, prior === undefined ? value : `${prior}, ${value}`);
-        });
-        const remote = formatAddress(res.getRemoteAddress());
+        const { method, path, query, headers, remote } = copyRequest(req, res);
         const target = path.length + (query === '' ? 0 : query.length + 1);
         if (method === 'CONNECT' || target > MAX_URL_BYTES) {
           const answer = method === 'CONNECT' ? connectNotAllowed(options.methods) : uriTooLong(target);

@@ -255,6 +255,7 @@ function requests(k: Tickets): Req[] {
 /** Routes not compared here, each with its reason. */
 const EXCLUDED: Readonly<Record<string, string>> = {
   'GET /events': 'a live stream never ends and its ticks depend on when they are read; test/events/bridge.test.ts streams from a bridge',
+  'GET /ws': 'a WebSocket of the same live feeds as /events (test/events/ws.test.ts)',
 };
 
 // ------------------------------------------------------------------ what a response is

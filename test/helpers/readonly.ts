@@ -31,7 +31,7 @@ export const READ_ONLY_ENDPOINTS: ReadonlyArray<readonly [path: string, request:
 ];
 
 /** Read-only endpoints that stream until the client leaves (not in READ_ONLY_ENDPOINTS, whose requests are read whole). */
-export const READ_ONLY_STREAMS: readonly string[] = ['/events'];
+export const READ_ONLY_STREAMS: readonly string[] = ['/events', '/ws'];
 
 /** Full-variant routes that read-only mode leaves out (method, path below the prefix). */
 export const FULL_ONLY_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [

@@ -10,6 +10,7 @@ interface Operation {
   parameters: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>;
   responses: Record<string, { content?: Record<string, unknown> }>;
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  description?: string;
 }
 interface Doc {
   openapi: string;
@@ -28,12 +29,18 @@ await forEachAdapter(t, async (t, adapter) => {
     const doc = (await res.json()) as Doc;
     t.equal(doc.openapi, '3.1.0');
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m, op })));
-    t.equal(ops.length, 30, 'the 29 Variant A endpoints and /events');
+    t.equal(ops.length, 31, 'the 29 Variant A endpoints, /events and /ws');
     t.notOk(doc.paths['/docs'] ?? doc.paths['/openapi.json'], 'docs routes are not API endpoints');
 
     for (const { path, op } of ops) {
       if (path === '/health') continue;
       const content = op.responses['200']?.content ?? {};
+      if (path === '/ws') {
+        t.same(Object.keys(op.responses).filter((s) => s < '400'), ['101'], '/ws: Switching Protocols, no 200');
+        t.ok(op.responses['426'] && op.responses['503'] && op.responses['500'], '/ws: its refusals documented');
+        t.match(op.description, /"op":"subscribe"/, '/ws: the protocol is described');
+        continue;
+      }
       if (path === '/events') {
         t.same(Object.keys(content), ['text/event-stream'], '/events: an event stream only');
         t.ok(op.responses['503'] && op.responses['404'] && op.responses['406'], '/events: its refusals documented');

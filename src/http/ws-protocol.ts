@@ -1,0 +1,122 @@
+// The client's side of the WebSocket protocol of live events (GET /ws): one JSON text message per
+// operation, checked here into a typed message or refused with a validation problem naming what is
+// wrong. The server's messages are built in ws-session.ts.
+import type { EventKind } from './event-session.js';
+import { preview } from './preview.js';
+import { ProblemError, validationError } from './problem.js';
+
+export const WS_KINDS: readonly EventKind[] = ['tick', 'book'];
+export type WsFormat = 'json' | 'arrow';
+const FORMATS: readonly WsFormat[] = ['json', 'arrow'];
+
+/** A client's correlation id, echoed in the reply to its message. */
+export type MessageId = string | number | undefined;
+
+export type ClientMessage =
+  | { op: 'auth'; id: MessageId; key: string }
+  | { op: 'ping'; id: MessageId }
+  /** format undefined: the connection's tick format stays as it is (JSON to begin with). */
+  | { op: 'subscribe'; id: MessageId; symbols: string[]; kinds: EventKind[]; format: WsFormat | undefined }
+  /** symbols / kinds undefined: all of them. */
+  | { op: 'unsubscribe'; id: MessageId; symbols: string[] | undefined; kinds: EventKind[] };
+
+const MEMBERS: Readonly<Record<ClientMessage['op'], readonly string[]>> = {
+  auth: ['op', 'id', 'key'],
+  ping: ['op', 'id'],
+  subscribe: ['op', 'id', 'symbols', 'kinds', 'format'],
+  unsubscribe: ['op', 'id', 'symbols', 'kinds'],
+};
+const SYMBOL_MAX_CHARS = 64;
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The message, or a ProblemError (400) saying why it is not one. `maxSymbols` bounds a subscribe's list. */
+export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbols: number): ClientMessage {
+  if (isBinary) throw validationError('messages are JSON text frames; a binary frame was received');
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(data));
+  } catch (e) {
+    throw validationError(`the message is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw validationError(`a message is a JSON object with an "op"; received ${preview(value)}`);
+  const m = value as Record<string, unknown>;
+  const id = messageId(m.id);
+  const op = m.op;
+  if (typeof op !== 'string' || !(op in MEMBERS)) {
+    throw withId(validationError(`member "op" must be one of ${Object.keys(MEMBERS).join(', ')}; received ${preview(op)}`), id);
+  }
+  try {
+    const allowed = MEMBERS[op as ClientMessage['op']];
+    const unknown = Object.keys(m).filter((k) => !allowed.includes(k));
+    if (unknown.length > 0) throw validationError(`"${op}" takes only ${allowed.join(', ')}; unknown member ${JSON.stringify(unknown[0])}`);
+    switch (op as ClientMessage['op']) {
+      case 'auth':
+        if (typeof m.key !== 'string') throw validationError('"auth" needs a string member "key"');
+        return { op: 'auth', id, key: m.key };
+      case 'ping':
+        return { op: 'ping', id };
+      case 'subscribe': {
+        const symbols = symbolList(m.symbols, maxSymbols);
+        if (symbols === undefined) throw validationError('"subscribe" needs a member "symbols": an array of symbol names');
+        const format = m.format;
+        if (format !== undefined && (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format))) {
+          throw validationError(`member "format" must be one of ${FORMATS.join(', ')}; received ${preview(m.format)}`);
+        }
+        return { op: 'subscribe', id, symbols, kinds: kindList(m.kinds) ?? ['tick'], format: format as WsFormat | undefined };
+      }
+      case 'unsubscribe':
+        return { op: 'unsubscribe', id, symbols: symbolList(m.symbols, Number.MAX_SAFE_INTEGER), kinds: kindList(m.kinds) ?? [...WS_KINDS] };
+    }
+  } catch (e) {
+    throw withId(e, id);
+  }
+}
+
+/** A ProblemError that also carries the id of the message it answers. */
+export class MessageProblem extends ProblemError {
+  constructor(
+    e: ProblemError,
+    readonly id: MessageId,
+  ) {
+    super(e.kind, e.detail, e.headers);
+  }
+}
+
+function withId(e: unknown, id: MessageId): unknown {
+  return e instanceof ProblemError && id !== undefined ? new MessageProblem(e, id) : e;
+}
+
+function messageId(raw: unknown): MessageId {
+  if (raw === undefined) return undefined;
+  if ((typeof raw === 'string' && raw.length <= 64) || (typeof raw === 'number' && Number.isFinite(raw))) return raw;
+  throw validationError(`member "id" must be a number or a string of at most 64 characters; received ${preview(raw)}`);
+}
+
+function symbolList(raw: unknown, max: number): string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || raw.length === 0) throw validationError(`member "symbols" must be a non-empty array of symbol names; received ${preview(raw)}`);
+  if (raw.length > max) throw validationError(`member "symbols" lists ${raw.length} symbols; a connection takes at most ${max} (TRADEAPI_EVENTS_MAX_SYMBOLS)`);
+  for (const s of raw) {
+    if (typeof s !== 'string' || s === '' || s.length > SYMBOL_MAX_CHARS) {
+      throw validationError(`member "symbols" must hold symbol names (1 to ${SYMBOL_MAX_CHARS} characters); received ${preview(s)}`);
+    }
+  }
+  const symbols = raw as string[];
+  const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
+  if (twice !== undefined) throw validationError(`member "symbols" lists ${JSON.stringify(twice)} twice`);
+  return symbols;
+}
+
+function kindList(raw: unknown): EventKind[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || raw.length === 0) throw validationError(`member "kinds" must be a non-empty array of ${WS_KINDS.join(', ')}; received ${preview(raw)}`);
+  const kinds = new Set<EventKind>();
+  for (const k of raw) {
+    if (typeof k !== 'string' || !(WS_KINDS as readonly string[]).includes(k)) {
+      throw validationError(`member "kinds" may hold ${WS_KINDS.join(', ')}; received ${preview(k)}`);
+    }
+    kinds.add(k as EventKind);
+  }
+  return [...kinds];
+}

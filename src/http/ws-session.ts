@@ -1,0 +1,413 @@
+// One WebSocket client of live events (GET /ws): its protocol state (authentication, subscriptions),
+// its share of the feeds (the same TickFeed/BookFeed as GET /events: one poll per symbol however
+// many clients listen), and a bounded send path.
+//
+// Slow consumers never grow memory: events go straight to the transport, which buffers what the
+// socket does not take; once that buffer holds TRADEAPI_EVENTS_QUEUE_BYTES, events are dropped, and
+// so is every later one until the buffer has drained completely; then one `gap` event
+// {"reason":"slow-consumer","dropped":N} takes the hole's place and delivery resumes. A client that
+// drains nothing for the send timeout is disconnected. Replies to the client's own messages are
+// never dropped, but a client that sends while reading nothing is disconnected once its buffer
+// holds twice the queue.
+//
+// Ticks: the client's tick symbols share one TickFeed subscription (so ticks of several symbols
+// come merged in time order per poll). A change of symbols joins the feed with the new list before
+// leaving the old subscription, and every tick passes a per-symbol filter "after the last position
+// sent", so a change neither repeats nor loses a tick of a symbol that stays.
+import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
+import type { BookUpdate } from '../terminal/book-feed.js';
+import { TerminalError } from '../terminal/errors.js';
+import type { Tick } from '../terminal/records.js';
+import type { Terminal } from '../terminal/terminal.js';
+import type { FeedTick, TickCursor, TickSubscription } from '../terminal/tick-feed.js';
+import type { WebSocketConnection, WebSocketListener } from './adapter.js';
+import type { KeyCheck } from './auth.js';
+import { toProblem } from './errors-map.js';
+import { isAfter } from './event-id.js';
+import { tickJson, type EventKind } from './event-session.js';
+import type { EventHub } from './events.js';
+import { problem, ProblemError, validationError, type Problem } from './problem.js';
+import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
+
+export interface WsSessionOptions {
+  /** Distinct symbols one connection may subscribe to (TRADEAPI_EVENTS_MAX_SYMBOLS). */
+  maxSymbols: number;
+  /** Bytes the transport may hold for this client before events are dropped. */
+  queueBytes: number;
+  sendTimeoutMs: number;
+  /** Book events need a depth subscription, which read-only mode does not offer. */
+  readOnly: boolean;
+  /** Set when the server requires a key and the upgrade carried none: the first message must be {"op":"auth"}. */
+  authBy: KeyCheck | undefined;
+  authTimeoutMs: number;
+  /** The endpoint's path: the `instance` of every problem. */
+  instance: string;
+}
+
+export type WsCloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'unauthorized' | 'policy';
+
+/** WebSocket close codes (RFC 6455, 7.4.1). */
+const GOING_AWAY = 1001;
+const POLICY_VIOLATION = 1008;
+/** Bad messages (4xx problems) a connection may send before it is closed as abusive. */
+const MAX_BAD_MESSAGES = 20;
+/** subscribe/unsubscribe/ping messages waiting for their turn, at most. */
+const MAX_PENDING_OPS = 16;
+/** After our close frame, how long the client has to answer before the connection is dropped. */
+const CLOSE_WAIT_MS = 1_000;
+
+/** Made once per tick however many clients send it (the feed hands every client the same Tick object). */
+const messageOfTick = new WeakMap<Tick, string>();
+
+function tickMessage(symbol: string, tick: Tick): string {
+  let text = messageOfTick.get(tick);
+  if (text === undefined) {
+    text = `{"event":"tick","data":${tickJson(symbol, tick)}}`;
+    messageOfTick.set(tick, text);
+  }
+  return text;
+}
+
+export class WsSession {
+  /** Resolves once the connection is gone (or never came up), with why. */
+  readonly closed: Promise<WsCloseReason>;
+  /** Most bytes the transport ever held for this client (tests and stats check the bound). */
+  peakQueuedBytes = 0;
+  private resolveClosed!: (reason: WsCloseReason) => void;
+  private conn: WebSocketConnection | undefined;
+  private done = false;
+  private closing: WsCloseReason | undefined;
+  private authenticated: boolean;
+  private timers = new Set<NodeJS.Timeout>();
+  private authTimer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  /** Events dropped since the buffer overflowed; > 0: dropping until it has drained. */
+  private dropped = 0;
+  private badMessages = 0;
+  private pendingOps = 0;
+  private ops: Promise<void> = Promise.resolve();
+  /** Symbols with tick events, in the order subscribed, and the last position sent of each. */
+  private tickSymbols: string[] = [];
+  private readonly sent = new Map<string, TickCursor>();
+  private tickSub: TickSubscription | undefined;
+  /** How ticks go out: JSON text frames, or one Arrow IPC binary frame per delivery. */
+  private tickFormat: WsFormat = 'json';
+  /** Symbols with book events, each with its own feed subscription. */
+  private readonly books = new Map<string, () => void>();
+
+  constructor(
+    private readonly hub: EventHub,
+    private readonly terminal: Terminal,
+    private readonly options: WsSessionOptions,
+  ) {
+    this.authenticated = options.authBy === undefined;
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+  }
+
+  /** Whether the connection ever came up. */
+  get opened(): boolean {
+    return this.conn !== undefined;
+  }
+
+  /** The connection is up: the adapter's open callback. */
+  open(conn: WebSocketConnection): WebSocketListener {
+    this.conn = conn;
+    if (this.done) {
+      // Ended (server shutdown) between the upgrade decision and the handshake.
+      conn.end(GOING_AWAY, 'server closing');
+    } else if (!this.authenticated) {
+      this.authTimer = this.timer(this.options.authTimeoutMs, () => {
+        this.refuse(undefined, `no {"op":"auth","key":…} message within ${this.options.authTimeoutMs} ms of connecting`);
+      });
+    }
+    return {
+      message: (data, isBinary) => this.onMessage(data, isBinary),
+      drain: () => this.onDrain(),
+      close: () => this.finish(this.closing ?? 'client-gone'),
+    };
+  }
+
+  /** The upgrade never completed (refused, or the client left during the handshake). */
+  abandon(): void {
+    if (!this.conn) this.finish('client-gone');
+  }
+
+  /** Closes the connection with a close frame (server shutdown). */
+  end(reason: WsCloseReason = 'server-closing'): void {
+    this.close(GOING_AWAY, 'server closing', reason);
+  }
+
+  // --- messages from the client ----------------------------------------------------------------
+
+  private onMessage(data: Uint8Array, isBinary: boolean): void {
+    if (this.done || this.closing) return;
+    let msg: ClientMessage;
+    try {
+      msg = parseClientMessage(data, isBinary, this.options.maxSymbols);
+    } catch (e) {
+      if (!this.authenticated) this.refuse(e instanceof MessageProblem ? e.id : undefined, 'authenticate first: the first message must be {"op":"auth","key":…}');
+      else this.fail(e);
+      return;
+    }
+    if (!this.authenticated) {
+      if (msg.op !== 'auth') this.refuse(msg.id, 'authenticate first: the first message must be {"op":"auth","key":…}');
+      else if (!(this.options.authBy as KeyCheck)(msg.key)) this.refuse(msg.id, 'the key is not valid');
+      else {
+        this.authenticated = true;
+        this.clearTimer(this.authTimer);
+        this.reply({ event: 'authenticated' }, msg.id);
+      }
+      return;
+    }
+    if (msg.op === 'auth') {
+      this.reply({ event: 'authenticated' }, msg.id); // by the upgrade's X-API-Key already
+      return;
+    }
+    if (this.pendingOps >= MAX_PENDING_OPS) {
+      this.fail(new MessageProblem(validationError(`more than ${MAX_PENDING_OPS} messages wait for an answer; wait for the replies before sending more`), msg.id));
+      return;
+    }
+    this.pendingOps++;
+    this.ops = this.ops
+      .then(() => this.perform(msg))
+      .catch((e: unknown) => this.fail(e instanceof ProblemError && !(e instanceof MessageProblem) && msg.id !== undefined ? new MessageProblem(e, msg.id) : e))
+      .finally(() => this.pendingOps--);
+  }
+
+  private async perform(msg: ClientMessage): Promise<void> {
+    if (this.done || this.closing) return;
+    switch (msg.op) {
+      case 'ping':
+        this.reply({ event: 'pong' }, msg.id);
+        return;
+      case 'subscribe':
+        await this.subscribe(msg.symbols, msg.kinds);
+        if (msg.format !== undefined) this.tickFormat = msg.format;
+        this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, format: this.tickFormat, subscriptions: this.subscriptions() }, msg.id);
+        return;
+      case 'unsubscribe': {
+        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys()])];
+        await this.unsubscribe(symbols, msg.kinds);
+        this.reply({ event: 'unsubscribed', symbols, kinds: msg.kinds, subscriptions: this.subscriptions() }, msg.id);
+        return;
+      }
+      case 'auth':
+        return;
+    }
+  }
+
+  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[]): Promise<void> {
+    if (kinds.includes('book') && this.options.readOnly) {
+      throw validationError('member "kinds": book events need a market-depth subscription, which read-only mode does not offer; use ["tick"]');
+    }
+    const current = new Set([...this.tickSymbols, ...this.books.keys()]);
+    const fresh = symbols.filter((s) => !current.has(s));
+    if (current.size + fresh.length > this.options.maxSymbols) {
+      throw validationError(
+        `this would make ${current.size + fresh.length} symbols on this connection (${current.size} already); one connection takes at most ${this.options.maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`,
+      );
+    }
+    // Every symbol must exist: an error now, rather than a subscription that never says anything.
+    await Promise.all(
+      fresh.map((s) =>
+        this.terminal.symbolInfo(s).catch((e: unknown) => {
+          if (e instanceof TerminalError && e.kind === 'not_found') throw new ProblemError('symbolNotFound', `symbol ${JSON.stringify(s)} is not known to the terminal (${e.message})`);
+          throw e;
+        }),
+      ),
+    );
+    if (this.done || this.closing) return;
+    if (kinds.includes('tick')) {
+      const added = symbols.filter((s) => !this.tickSymbols.includes(s));
+      if (added.length > 0) await this.setTickSymbols([...this.tickSymbols, ...added]);
+    }
+    if (kinds.includes('book') && !this.done) {
+      for (const s of symbols) {
+        if (!this.books.has(s)) this.books.set(s, this.hub.books.subscribe([s], (u) => this.onBook(u)));
+      }
+    }
+  }
+
+  private async unsubscribe(symbols: readonly string[], kinds: readonly EventKind[]): Promise<void> {
+    if (kinds.includes('book')) {
+      for (const s of symbols) {
+        this.books.get(s)?.();
+        this.books.delete(s);
+      }
+    }
+    if (kinds.includes('tick')) {
+      const next = this.tickSymbols.filter((s) => !symbols.includes(s));
+      if (next.length !== this.tickSymbols.length) await this.setTickSymbols(next);
+    }
+  }
+
+  /** Joins the tick feed with `next` before leaving the old subscription (see the top of this file). */
+  private async setTickSymbols(next: string[]): Promise<void> {
+    // Symbols left out get nothing from here on, even from the old subscription's last delivery.
+    for (const s of this.tickSymbols) if (!next.includes(s)) this.sent.delete(s);
+    const old = this.tickSub;
+    let sub: TickSubscription | undefined;
+    if (next.length > 0) {
+      try {
+        sub = await this.hub.ticks.subscribe(next, (ticks) => this.onTicks(ticks));
+      } catch (e) {
+        this.tickSymbols = this.tickSymbols.filter((s) => this.sent.has(s));
+        throw e;
+      }
+      if (this.done || this.closing) {
+        sub.close();
+        return;
+      }
+      for (const s of next) if (!this.sent.has(s)) this.sent.set(s, sub.cursors.get(s) as TickCursor);
+    }
+    this.tickSub = sub;
+    this.tickSymbols = next;
+    old?.close();
+  }
+
+  private subscriptions(): { tick: string[]; book: string[] } {
+    return { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+  }
+
+  // --- events to the client --------------------------------------------------------------------
+
+  private onTicks(ticks: readonly FeedTick[]): void {
+    const arrow = this.tickFormat === 'arrow';
+    const fresh: FeedTick[] = [];
+    for (const t of ticks) {
+      const last = this.sent.get(t.symbol);
+      if (!last) continue; // not (or no longer) subscribed
+      const at = { time_msc: t.tick.time_msc, seq: t.seq };
+      if (!isAfter(at, last)) continue; // already sent through the subscription this one replaced
+      this.sent.set(t.symbol, at);
+      if (arrow) fresh.push(t);
+      else this.sendEvent(tickMessage(t.symbol, t.tick));
+    }
+    // Arrow: the whole delivery (one poll's ticks of this client's symbols) as one binary frame.
+    if (fresh.length > 0) this.sendEvent(liveTicksIpc(fresh), fresh.length);
+  }
+
+  private onBook(update: BookUpdate): void {
+    if (this.books.has(update.symbol)) this.sendEvent(`{"event":"book","data":${JSON.stringify(update)}}`);
+  }
+
+  /** A live event: dropped rather than buffered past the queue bound (see the top of this file). */
+  /** `count`: the ticks a frame holds (a gap counts ticks, whatever their format). */
+  private sendEvent(payload: string | Uint8Array, count = 1): void {
+    const conn = this.conn;
+    if (!conn || this.done || this.closing) return;
+    const buffered = conn.bufferedAmount();
+    // (Event JSON is ASCII but for exotic symbol names: its length is its size, near enough.)
+    const bytes = typeof payload === 'string' ? payload.length : payload.byteLength;
+    // One event always fits an empty buffer, however large: else a big one would stall the stream.
+    if (this.dropped > 0 || (buffered > 0 && buffered + bytes > this.options.queueBytes)) {
+      const first = this.dropped === 0;
+      this.dropped += count;
+      if (first) {
+        this.stallTimer = this.timer(this.options.sendTimeoutMs, () => this.kill('send-timeout'));
+      }
+      return;
+    }
+    conn.send(payload);
+    const now = buffered + bytes;
+    if (now > this.peakQueuedBytes) this.peakQueuedBytes = now;
+  }
+
+  private onDrain(): void {
+    if (this.dropped === 0 || this.done || !this.conn || this.conn.bufferedAmount() > 0) return;
+    const dropped = this.dropped;
+    this.dropped = 0;
+    this.clearTimer(this.stallTimer);
+    this.conn.send(JSON.stringify({ event: 'gap', data: { reason: 'slow-consumer', dropped } }));
+  }
+
+  /** A reply to the client's own message: never dropped, but not sent into a buffer nobody reads. */
+  private reply(body: Record<string, unknown>, id: MessageId): void {
+    const conn = this.conn;
+    if (!conn || this.done) return;
+    if (conn.bufferedAmount() > 2 * this.options.queueBytes) {
+      this.kill('send-timeout');
+      return;
+    }
+    conn.send(JSON.stringify(id === undefined ? body : { ...body, id }));
+  }
+
+  private problemOf(kind: ProblemError['kind'], detail: string): Problem {
+    return problem(kind, detail, this.options.instance);
+  }
+
+  /** An error event for a message that failed; repeated bad messages close the connection. */
+  private fail(e: unknown): void {
+    if (this.done) return;
+    const known = toProblem(e, undefined);
+    const p = known ?? new ProblemError('internal', 'an unexpected error occurred');
+    this.reply({ event: 'error', problem: this.problemOf(p.kind, p.detail) }, e instanceof MessageProblem ? e.id : undefined);
+    if (p.kind === 'validation' || p.kind === 'symbolNotFound') {
+      if (++this.badMessages > MAX_BAD_MESSAGES) this.close(POLICY_VIOLATION, 'too many bad messages', 'policy');
+    }
+  }
+
+  /** Not authenticated: says why (a 401 problem), then closes. */
+  private refuse(id: MessageId, detail: string): void {
+    this.reply({ event: 'error', problem: this.problemOf('unauthorized', detail) }, id);
+    this.close(POLICY_VIOLATION, 'unauthorized', 'unauthorized');
+  }
+
+  // --- the end -----------------------------------------------------------------------------------
+
+  /** The closing handshake; a client that does not answer it is dropped after CLOSE_WAIT_MS. */
+  private close(code: number, reason: string, why: WsCloseReason): void {
+    if (this.done || this.closing) return;
+    this.closing = why;
+    this.release();
+    if (!this.conn) {
+      this.finish(why);
+      return;
+    }
+    this.conn.end(code, reason);
+    // (uWS reports the close at once, node once the client answered.)
+    if (!this.done) this.timer(CLOSE_WAIT_MS, () => this.kill(why));
+  }
+
+  /** Drops the connection without a closing handshake (a client that reads nothing would never see one). */
+  private kill(why: WsCloseReason): void {
+    if (this.done) return;
+    this.closing ??= why;
+    this.conn?.terminate();
+    this.finish(this.closing);
+  }
+
+  /** Leaves the feeds. */
+  private release(): void {
+    this.tickSub?.close();
+    this.tickSub = undefined;
+    this.sent.clear();
+    this.tickSymbols = [];
+    for (const close of this.books.values()) close();
+    this.books.clear();
+  }
+
+  private finish(reason: WsCloseReason): void {
+    if (this.done) return;
+    this.done = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.release();
+    this.resolveClosed(reason);
+  }
+
+  private timer(ms: number, fn: () => void): NodeJS.Timeout {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+    return t;
+  }
+
+  private clearTimer(t: NodeJS.Timeout | undefined): void {
+    if (!t) return;
+    clearTimeout(t);
+    this.timers.delete(t);
+  }
+}

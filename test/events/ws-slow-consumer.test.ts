@@ -1,0 +1,95 @@
+// A WebSocket client that stops reading: what the server buffers for it stays bounded, later events
+// are dropped and one `gap` event says how many once it reads again, while a client that reads
+// keeps getting every tick. The feed is a fast generator (several ticks every millisecond), so that
+// socket buffers fill in a second rather than minutes. Once per adapter.
+import t from 'tap';
+
+import { fastTicks } from '../helpers/scripted-ticks.js';
+import { forEachAdapter, serve, simTerminal, type TestServer } from '../helpers/server.js';
+import type { TickData } from '../helpers/sse.js';
+import { WsClient } from '../helpers/ws.js';
+
+const sim = simTerminal();
+t.teardown(() => sim.close());
+const PER_MS = 2;
+const QUEUE = 64 * 1024;
+
+/** The generator's ticks are every (millisecond, k < PER_MS): a stream without a hole has them all in order. */
+function holes(ticks: readonly TickData[]): number {
+  let missing = 0;
+  for (let i = 1; i < ticks.length; i++) {
+    const a = ticks[i - 1] as TickData;
+    const b = ticks[i] as TickData;
+    const ka = Math.round((a.bid - 1) * 1e5);
+    const kb = Math.round((b.bid - 1) * 1e5);
+    const expected = ka === PER_MS - 1 ? [a.time_msc + 1, 0] : [a.time_msc, ka + 1];
+    if (b.time_msc !== expected[0] || kb !== expected[1]) missing++;
+  }
+  return missing;
+}
+
+async function subscribed(srv: TestServer): Promise<WsClient> {
+  const c = await WsClient.open(`${srv.base.replace(/^http/, 'ws')}/ws`);
+  const reply = c.next('subscribed');
+  c.send({ op: 'subscribe', symbols: ['EURUSD'] });
+  await reply;
+  return c;
+}
+
+void forEachAdapter(t, async (t, adapter) => {
+  t.test('a stalled client gets a gap, a reading one every tick, and the buffer stays bounded', async (t) => {
+    const terminal = fastTicks(sim, PER_MS);
+    const srv = await serve(t, adapter, terminal, { TRADEAPI_EVENTS_POLL_MS: '20', TRADEAPI_EVENTS_QUEUE_BYTES: String(QUEUE) });
+    const slow = await subscribed(srv);
+    slow.pause();
+    const fast = await subscribed(srv);
+    t.teardown(() => (slow.close(), fast.close()));
+    const rss0 = process.memoryUsage().rss;
+    const deadline = Date.now() + 20_000;
+    let peak = 0;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      peak = Math.max(peak, srv.server.eventStats().peakQueuedBytes);
+      if (peak >= QUEUE - 1024 && fast.ticks.length > 3_000) break;
+    }
+    t.ok(peak >= QUEUE - 1024, `the stalled client's buffer filled (${peak} bytes)`);
+    t.ok(peak <= QUEUE + 512, `and never grew past its bound (${peak} <= ${QUEUE} + one event)`);
+    const rssGrowth = process.memoryUsage().rss - rss0;
+    t.ok(rssGrowth < 64 * 1024 * 1024, `memory stays bounded (RSS grew ${Math.round(rssGrowth / 1e6)} MB)`);
+    t.ok(fast.ticks.length > 3_000, `the reading client kept receiving (${fast.ticks.length} ticks)`);
+    t.equal(fast.of('gap').length, 0, 'no gap for the reading client');
+    t.equal(holes(fast.ticks), 0, 'not one tick missing for the reading client');
+
+    slow.resume();
+    await slow.waitFor(() => slow.of('gap').length > 0, 10_000, 'the gap event');
+    const at = slow.messages.findIndex((m) => m.event === 'gap');
+    t.same(Object.keys(slow.messages[at]?.data as object), ['reason', 'dropped']);
+    const gap = slow.messages[at]?.data as { reason: string; dropped: number };
+    t.equal(gap.reason, 'slow-consumer');
+    t.ok(gap.dropped > 0, `it says how many were dropped (${gap.dropped})`);
+    await slow.waitFor(() => slow.messages.slice(at + 1).filter((m) => m.event === 'tick').length > 10, 10_000, 'events after the gap');
+    const before = slow.messages.slice(0, at).filter((m) => m.event === 'tick');
+    t.equal(holes(before.map((m) => m.data as TickData)), 0, 'no hole before the gap');
+    const next = slow.messages.slice(at + 1).findIndex((m) => m.event === 'gap');
+    t.ok(next === -1 || next > 0, 'a gap is followed by events before any further gap');
+    // Still a working connection: it answers.
+    const pong = slow.next('pong');
+    slow.send({ op: 'ping' });
+    await pong;
+  });
+
+  t.test('a client that takes nothing for the send timeout is disconnected and freed', async (t) => {
+    const terminal = fastTicks(sim, PER_MS);
+    const srv = await serve(t, adapter, terminal, {
+      TRADEAPI_EVENTS_POLL_MS: '20',
+      TRADEAPI_EVENTS_QUEUE_BYTES: String(QUEUE),
+      TRADEAPI_SEND_TIMEOUT_MS: '1000',
+    });
+    const slow = await subscribed(srv);
+    slow.pause();
+    t.teardown(() => slow.close());
+    const deadline = Date.now() + 30_000;
+    while (srv.server.eventStats().clients > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    t.same(srv.server.eventStats(), { clients: 0, tickSymbols: 0, bookSymbols: 0, peakQueuedBytes: 0 }, 'the connection and its poller are gone');
+  });
+});
