@@ -80,7 +80,7 @@ await forEachAdapter(t, async (t, adapter) => {
       await res.arrayBuffer();
     }
     const init = await (await s.get('/docs/swagger-initializer.js')).text();
-    t.match(init, /url: "\/openapi\.json"/);
+    t.match(init, /var url = "\/openapi\.json"/);
     t.match(init, /validatorUrl: null/);
     t.notMatch(init, /petstore/);
     const missing = await s.get('/docs/../package.json');
