@@ -15,6 +15,7 @@ import { Type } from '@sinclair/typebox';
 import { openApiDocument, type OpenApiOptions } from '../http/openapi.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { ProblemError } from '../http/problem.js';
+import { responseExamples } from './examples.js';
 
 const require = createRequire(import.meta.url);
 
@@ -39,8 +40,14 @@ const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions): Route[] {
   const { prefix } = options;
-  // Built once: the table does not change while the server runs.
-  const document = encode(JSON.stringify(openApiDocument(apiRoutes, options)));
+  // Built once, on first request (the examples are the simulator's answers, made then): the table
+  // does not change while the server runs. Should the examples fail, the document goes without.
+  let document: Promise<Uint8Array> | undefined;
+  const build = (services: Parameters<typeof responseExamples>[1]): Promise<Uint8Array> =>
+    responseExamples(apiRoutes, services).then(
+      (examples) => encode(JSON.stringify(openApiDocument(apiRoutes, options, examples))),
+      () => encode(JSON.stringify(openApiDocument(apiRoutes, options))),
+    );
   const cache = new Map<string, Uint8Array>();
   const dir = assetDir();
   const asset = (name: string): Uint8Array => {
@@ -83,8 +90,9 @@ export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions)
       operational: false,
       hidden: true,
       response: { kind: 'bytes', description: 'OpenAPI document', contentType: 'application/json' },
-      async handler() {
-        return { kind: 'bytes', contentType: 'application/json', body: document };
+      async handler({ subscriptions, config, events }) {
+        document ??= build({ subscriptions, config, events });
+        return { kind: 'bytes', contentType: 'application/json', body: await document };
       },
     }),
     defineRoute({
