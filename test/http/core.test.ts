@@ -97,7 +97,7 @@ await forEachAdapter(t, async (t, adapter) => {
   });
 
   await t.test('/ redirects to /docs, with or without a key, GET and HEAD', async (t) => {
-    for (const env of [{}, { TRADEAPI_SECRET_KEY: 's3cret' }]) {
+    for (const env of [{}, { TRADEAPI_SECRET_KEY: 's3cret' }] as Array<Record<string, string>>) {
       const s = await serve(t, adapter, terminal, env);
       for (const method of ['GET', 'HEAD']) {
         const res = await s.get('/', { method, redirect: 'manual' });
