@@ -1,6 +1,7 @@
 // examples/ runs as written against live servers (offline): curl, requests + pandas, polars, DuckDB
 // from Python and DuckDB's CLI, each against the full variant with a key and the read-only variant
-// (prefix in TRADEAPI_URL), their output checked against the servers' JSON answers.
+// (prefix in TRADEAPI_URL), their output checked against the servers' JSON answers. Also the
+// README's curl block (its Python and DuckDB snippets are run by test/interop/read_back.py).
 // Python: test/helpers/python.ts (TRADEAPI_TEST_PYTHON, which npm test sets, else build/pyenv, else
 // python3); the DuckDB CLI is the duckdb-cli of that venv (test/interop/requirements.txt).
 import { spawn } from 'node:child_process';
@@ -106,3 +107,22 @@ for (const d of deployments) {
     });
   });
 }
+
+await t.test("the README's curl block, as written", async (t) => {
+  const open = await serve(t, nodeAdapter, terminal);
+  const readme = readFileSync(path.resolve(examples, '../README.md'), 'utf8');
+  const block = [...readme.matchAll(/```sh\n(.*?)```/gs)].map((m) => m[1] as string).find((b) => b.includes("curl -s 'http://127.0.0.1:8000/symbols/EURUSD/tick'"));
+  if (!block) return t.fail('no sh block with the tick curl in README.md');
+  // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
+  const script = `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', open.base)}`;
+  const r = await run('bash', ['-e', '-c', script], {});
+  t.equal(r.code, 0, 'every request answered 2xx', { stderr: r.stderr.slice(-2000) });
+  const answers = r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown);
+  t.equal(answers.length, 4, 'tick, bars, margin, order check (the Parquet one goes to a file)');
+  t.match(answers[0], { bid: Number, ask: Number });
+  t.equal((answers[1] as unknown[]).length, 24, '24 H1 bars');
+  t.match(answers[2], { margin: Number });
+  t.match(answers[3], { retcode: Number, request: { symbol: 'USDJPY' } });
+  t.equal(readFileSync(path.join(r.cwd, 'ticks.parquet')).subarray(0, 4).toString(), 'PAR1', 'ticks.parquet');
+  rmSync(r.cwd, { recursive: true, force: true });
+});
