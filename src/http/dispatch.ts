@@ -100,6 +100,11 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         res.send(204, { 'x-request-id': id, 'cache-control': 'no-store', ...cors.preflightHeaders(req) }, new Uint8Array(0));
         return 204;
       }
+      // The root leads to the docs, whatever the prefix; public and not counted, like the page.
+      if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.send(302, { ...base, location: `${prefix}/docs`, 'content-type': 'text/plain; charset=utf-8' }, encoder.encode(`See ${prefix}/docs\n`));
+        return 302;
+      }
       const below = belowPrefix(req.path, prefix);
       const match = below === undefined ? { kind: 'not-found' as const } : router.match(req.method, below);
       const isPublic = match.kind === 'found' && match.route.public;
@@ -112,7 +117,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         }
       }
       // Auth before 404/405 so that an unauthenticated client learns nothing about paths; the
-      // one public route (/health) is exempt. The detail never says whether the key was missing.
+      // public routes (/health, the docs page and its files) are exempt. The detail never says whether the key was missing.
       // A WebSocket upgrade without the header may authenticate with its first message instead
       // (browsers cannot set headers on a WebSocket): the session holds it to that (ws-session.ts).
       const upgrading = res.upgrade !== undefined && match.kind === 'found' && match.route.response.kind === 'websocket';

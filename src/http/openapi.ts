@@ -23,10 +23,29 @@ function plain(schema: TSchema): Json {
   return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key.startsWith('x-') ? undefined : value))) as Json;
 }
 
+/**
+ * A parameter's schema with its choices as one `enum`, which Swagger UI shows as a dropdown (it
+ * shows a free-text box for `anyOf`): a union of literals (`format`, `compression`) becomes a
+ * string enum; a MetaTrader5 constant (`timeframe`, `flags`, `action`: a name or its integer)
+ * becomes one enum of the names followed by the integers, the same set of values.
+ */
+function asEnum(schema: Json): Json {
+  const members = schema.anyOf;
+  if (!Array.isArray(members) || members.length === 0) return schema;
+  const { anyOf: _, ...rest } = schema;
+  const all = members as Json[];
+  if (all.every((m) => 'const' in m)) {
+    const types = new Set(all.map((m) => m.type));
+    return { ...(types.size === 1 ? { type: all[0]?.type } : {}), enum: all.map((m) => m.const), ...rest };
+  }
+  if (all.every((m) => Array.isArray(m.enum))) return { enum: all.flatMap((m) => m.enum as unknown[]), ...rest };
+  return schema;
+}
+
 function parameters(where: 'query' | 'path', schema: TObject): Json[] {
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties).map(([name, s]) => {
-    const { description, ...rest } = plain(s);
+    const { description, ...rest } = asEnum(plain(s));
     return { name, in: where, required: where === 'path' || required.has(name), description, schema: rest };
   });
 }
@@ -45,29 +64,30 @@ const RATE_LIMIT_HEADERS = {
 };
 const headerRefs = (names: readonly string[]): Json => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 
-function successContent(route: Route): Json {
+function successContent(route: Route, example?: unknown): Json {
   const schema = route.response.schema ? plain(route.response.schema) : {};
-  if (route.response.kind === 'json') return { 'application/json': { schema } };
+  const withExample = (media: Json): Json => (example === undefined ? media : { ...media, example });
+  if (route.response.kind === 'json') return { 'application/json': withExample({ schema }) };
   if (route.response.kind === 'bytes') return { [route.response.contentType ?? 'application/octet-stream']: {} };
   if (route.response.kind === 'events') return { [route.response.contentType ?? 'text/event-stream']: { schema: { type: 'string', description: 'Server-Sent Events, see the description' } } };
   const content: Json = {};
   for (const format of route.formats) {
     content[MediaTypes[format]] =
       format === 'json'
-        ? { schema }
+        ? withExample({ schema })
         : { schema: { type: 'string', contentMediaType: MediaTypes[format], description: `The same rows as ${format === 'parquet' ? 'a Parquet file' : 'an Arrow IPC stream'}` } };
   }
   return content;
 }
 
-function operation(route: Route, options: OpenApiOptions): Json {
+function operation(route: Route, options: OpenApiOptions, example: unknown): Json {
   const responses: Record<string, Json> =
     route.response.kind === 'websocket'
       ? {
           '101': { description: route.response.description },
           '426': problemResponse('upgradeRequired'),
         }
-      : { '200': { description: route.response.description, content: successContent(route) } };
+      : { '200': { description: route.response.description, content: successContent(route, example) } };
   if (route.path === '/health') responses['503'] = { description: 'Terminal unavailable (same shape, status "unavailable")', content: successContent(route) };
   const kinds = new Set<ProblemKind>(route.errors);
   const takesInput = Object.keys(route.query.properties).length > 0 || Object.keys(route.params.properties).length > 0 || route.body;
@@ -114,12 +134,16 @@ function operation(route: Route, options: OpenApiOptions): Json {
   return op;
 }
 
-export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): Json {
+/**
+ * `examples`: the JSON answer to show for a route's 200, by `METHOD path` (routes/examples.ts
+ * takes them from the simulator).
+ */
+export function openApiDocument(routes: readonly Route[], options: OpenApiOptions, examples: ReadonlyMap<string, unknown> = new Map()): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     if (route.hidden) continue;
     const path = `${options.prefix}${route.path}`;
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, options);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, options, examples.get(`${route.method} ${route.path}`));
   }
   const components: Json = {
     schemas: {

@@ -105,8 +105,28 @@ export function loadUws(): { module: UwsModule } | { error: string } {
     const require = createRequire(import.meta.url);
     return { module: require('uWebSockets.js') as UwsModule };
   } catch (e) {
-    return { error: e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e) };
+    return { error: uwsLoadError(e instanceof Error ? e.message : String(e)) };
   }
+}
+
+/**
+ * Why uWS did not load, in one line. Its loader wraps every failure in "supports only Node.js
+ * versions 20, 22, 24 and 25 …", which blames node even when the real cause, quoted further down,
+ * is the C library: its Linux binaries need glibc 2.38. That case is named as it is.
+ */
+export function uwsLoadError(message: string, runtimeGlibc: () => string | undefined = glibcVersion): string {
+  const glibc = /version `GLIBC_(\d+\.\d+)' not found/.exec(message);
+  if (glibc) {
+    const version = runtimeGlibc();
+    const have = version ? `this system has glibc ${version}` : 'this system has an older one';
+    return `uWebSockets.js needs glibc >= ${glibc[1]}, ${have} (node ${process.versions.node} itself is fine)`;
+  }
+  return message.split('\n')[0] ?? message;
+}
+
+function glibcVersion(): string | undefined {
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return report?.header?.glibcVersionRuntime;
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {

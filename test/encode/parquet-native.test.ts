@@ -1,5 +1,6 @@
 // The native Parquet writer (binding/parquet through src/encode/parquet-native.ts): files read back
-// by independent readers — hyparquet always, pyarrow when python3 has it — with every value
+// by independent readers — hyparquet always, pyarrow from the test Python (test/helpers/python.ts:
+// TRADEAPI_TEST_PYTHON, which `npm test` sets, else build/pyenv, else python3) — with every value
 // compared exactly to the input columns, the logical types, row groups (split, gathered, many of
 // them encoded in parallel and written in order), empty series, bounded run-ahead of the sink, and
 // clean stops (no footer) on failures. Also the addon class's own argument checks.
@@ -13,6 +14,7 @@ import t from 'tap';
 import { encodeSeries, type ParquetCompression, type SeriesEncodeOptions } from '../../src/encode/index.js';
 import { loadNativeParquet, PARQUET_MAGIC } from '../../src/encode/parquet-native.js';
 import type { RateChunk, TickChunk } from '../../src/terminal/series.js';
+import { testPython } from '../helpers/python.js';
 import { collectingSink, fakeSeries, rateChunk, readParquet, tickChunk, type CollectingSink } from './fixtures/index.js';
 
 const TICK_NAMES = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
@@ -25,7 +27,10 @@ if (!addon) {
   process.exit(1);
 }
 
-const hasPyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { stdio: 'ignore' }).status === 0;
+const pythonChoice = testPython(['pyarrow']);
+const python = 'python' in pythonChoice ? pythonChoice.python : undefined;
+const hasPyarrow = python !== undefined;
+if ('skip' in pythonChoice) t.comment(`pyarrow cross-checks skipped: ${pythonChoice.skip}`);
 const dir = mkdtempSync(path.join(tmpdir(), 'tradeapi-parquet-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -83,7 +88,7 @@ for n in t.schema.names:
     out['hex'][n] = '' if buf is None else bytes(buf)[col.offset * w:(col.offset + len(col)) * w].hex()
 print(json.dumps(out))
 `;
-  const r = spawnSync('python3', ['-c', script, file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(python as string, ['-c', script, file], { encoding: 'utf8', maxBuffer: 1 << 30 });
   if (r.status !== 0) throw new Error(`pyarrow failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as PyarrowView;
 }

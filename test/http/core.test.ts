@@ -84,10 +84,34 @@ await forEachAdapter(t, async (t, adapter) => {
     await expectProblem(t, await s.get('/account', { headers: { 'x-api-key': 's3cret-longer' } }), 401, '/errors/unauthorized');
     t.equal((await s.get('/account', { headers: { 'x-api-key': 's3cret' } })).status, 200);
     await expectProblem(t, await s.get('/openapi.json'), 401, '/errors/unauthorized', '/openapi.json');
-    await expectProblem(t, await s.get('/docs'), 401, '/errors/unauthorized');
+    // The docs page and its files are public (the page asks for the key itself); the document is not.
+    for (const path of ['/docs', '/docs/swagger-ui.css', '/docs/swagger-initializer.js']) {
+      const res = await s.get(path);
+      t.equal(res.status, 200, `${path} needs no key`);
+      await res.arrayBuffer();
+    }
+    await expectProblem(t, await s.get('/docs/nope.js'), 404, '/errors/not-found', '/docs/nope.js');
     await expectProblem(t, await s.get('/nope'), 401, '/errors/unauthorized', '/nope');
     t.equal((await s.get('/openapi.json', { headers: { 'x-api-key': 's3cret' } })).status, 200);
     await expectProblem(t, await s.post('/market-book/EURUSD/subscribe'), 401, '/errors/unauthorized');
+  });
+
+  await t.test('/ redirects to /docs, with or without a key, GET and HEAD', async (t) => {
+    for (const env of [{}, { TRADEAPI_SECRET_KEY: 's3cret' }] as Array<Record<string, string>>) {
+      const s = await serve(t, adapter, terminal, env);
+      for (const method of ['GET', 'HEAD']) {
+        const res = await s.get('/', { method, redirect: 'manual' });
+        t.equal(res.status, 302, `${method} / (key ${'TRADEAPI_SECRET_KEY' in env ? 'set' : 'unset'})`);
+        t.equal(res.headers.get('location'), '/docs');
+        await res.arrayBuffer();
+      }
+      const followed = await s.get('/');
+      t.equal(followed.status, 200, 'following it gives the docs page');
+      t.match(await followed.text(), /swagger-ui-bundle\.js/);
+      const post = await s.post('/');
+      t.not(post.status, 302, 'only GET and HEAD are redirected');
+      await post.arrayBuffer();
+    }
   });
 
   await t.test('empty secret disables auth', async (t) => {
@@ -108,8 +132,12 @@ await forEachAdapter(t, async (t, adapter) => {
       t.ok(doc.paths['/api/v1/symbols/{symbol}'], 'openapi paths carry the prefix');
       const docs = await s.get('/api/v1/docs', { headers: { 'x-api-key': 'k' } });
       t.match(await docs.text(), '/api/v1/docs/swagger-ui-bundle.js');
-      const init = await (await s.get('/api/v1/docs/swagger-initializer.js', { headers: { 'x-api-key': 'k' } })).text();
+      const init = await (await s.get('/api/v1/docs/swagger-initializer.js')).text();
       t.match(init, '"/api/v1/openapi.json"');
+      const root = await s.get('/', { redirect: 'manual' });
+      t.equal(root.status, 302, `${raw}: / leads to the docs`);
+      t.equal(root.headers.get('location'), '/api/v1/docs');
+      await root.arrayBuffer();
     }
   });
 });

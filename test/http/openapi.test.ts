@@ -19,6 +19,8 @@ interface Doc {
 
 const SERIES = ['/rates/from', '/rates/from-pos', '/rates/range', '/ticks/from', '/ticks/range'];
 
+const ops = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+
 await forEachAdapter(t, async (t, adapter) => {
   const s = await serve(t, adapter, terminal);
 
@@ -66,13 +68,29 @@ await forEachAdapter(t, async (t, adapter) => {
     t.equal(Object.keys((body?.properties as { request: { properties: object } }).request.properties).length, 17);
     t.ok(doc.paths['/market-book/{symbol}/subscribe']?.post?.responses['429'], '429 documented');
     // What the server accepts, found by fuzzing the document against it (schemathesis).
-    const profitAction = param('/calc/profit', 'action')?.schema as { anyOf: Array<{ enum: unknown[] }> };
-    t.same(profitAction.anyOf.map((s) => s.enum), [['ORDER_TYPE_BUY', 'ORDER_TYPE_SELL'], [0, 1]], 'profit: BUY and SELL only');
+    const profitAction = param('/calc/profit', 'action')?.schema as { enum: unknown[] };
+    t.same(profitAction.enum, ['ORDER_TYPE_BUY', 'ORDER_TYPE_SELL', 0, 1], 'profit: BUY and SELL only, by name or integer');
     t.notMatch(JSON.stringify(param('/calc/margin', 'action')?.schema), /CLOSE_BY/, 'margin: no CLOSE_BY');
     t.match(param('/calc/margin', 'volume'), { schema: { type: 'number', exclusiveMinimum: 0, maximum: 1e9 } });
     t.match(param('/calc/profit', 'price_close'), { schema: { type: 'number', minimum: 1e-9, maximum: 1e12 } });
     const request = (body?.properties as { request: { properties: Record<string, object> } }).request.properties;
     t.match(request.comment, { type: 'string', maxLength: 31 });
+  });
+
+  await t.test('choices are enums (Swagger UI shows a dropdown, not a text box)', async (t) => {
+    const doc = (await (await s.get('/openapi.json')).json()) as Doc;
+    const schema = (path: string, name: string, method = 'get') => doc.paths[path]?.[method]?.parameters.find((p) => p.name === name)?.schema;
+    t.same(schema('/rates/from', 'format'), { type: 'string', enum: ['json', 'parquet', 'arrow'] });
+    t.same(schema('/account', 'format'), { type: 'string', enum: ['json', 'parquet'] });
+    t.same(schema('/ticks/range', 'compression'), { type: 'string', enum: ['zstd', 'lz4', 'snappy', 'none'] });
+    const timeframe = schema('/rates/from', 'timeframe') as { enum: unknown[]; anyOf?: unknown };
+    t.notOk(timeframe.anyOf, 'no anyOf left');
+    t.equal(timeframe.enum[0], 'TIMEFRAME_M1', 'names first');
+    t.ok(timeframe.enum.includes(16385) && timeframe.enum.includes('TIMEFRAME_H1'), 'names and integers (TIMEFRAME_H1 = 16385)');
+    t.ok((schema('/ticks/range', 'flags') as { enum: unknown[] }).enum.includes('COPY_TICKS_ALL'));
+    t.ok((schema('/calc/margin', 'action') as { enum: unknown[] }).enum.includes('ORDER_TYPE_BUY'));
+    const anyOfLeft = ops(doc).flatMap(({ path, op }) => op.parameters.filter((p) => 'anyOf' in p.schema).map((p) => `${path} ${p.name}`));
+    t.same(anyOfLeft, [], 'no parameter is left as a free-text anyOf');
   });
 
   await t.test('docs page and assets, no CDN', async (t) => {
@@ -87,7 +105,7 @@ await forEachAdapter(t, async (t, adapter) => {
       await res.arrayBuffer();
     }
     const init = await (await s.get('/docs/swagger-initializer.js')).text();
-    t.match(init, /url: "\/openapi\.json"/);
+    t.match(init, /var url = "\/openapi\.json"/);
     t.match(init, /validatorUrl: null/);
     t.notMatch(init, /petstore/);
     const missing = await s.get('/docs/../package.json');

@@ -6,34 +6,19 @@
 // Python: TRADEAPI_TEST_PYTHON (`npm test` sets it to the venv it keeps at build/pyenv, installed
 // from test/interop/requirements.txt); unset, that venv if an earlier `npm test` left it, else
 // python3 if it has the modules, else the test is skipped with the reason.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
+import { testPython } from '../helpers/python.js';
 import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const script = path.join(here, 'read_back.py');
 const MODULES = ['pandas', 'pyarrow', 'duckdb', 'polars', 'requests', 'numpy'];
-const VENV_PYTHON = path.resolve(here, '../../build/pyenv/bin/python');
-
-function pythonToUse(): { python: string } | { skip: string } {
-  const configured = process.env.TRADEAPI_TEST_PYTHON;
-  if (configured) return { python: configured }; // set by scripts/test.js: must work, never skipped
-  const has = (python: string) => spawnSync(python, ['-c', `import ${MODULES.join(', ')}`], { encoding: 'utf8' });
-  if (existsSync(VENV_PYTHON) && has(VENV_PYTHON).status === 0) return { python: VENV_PYTHON };
-  const probe = has('python3');
-  if (probe.status === 0) return { python: 'python3' };
-  return {
-    skip:
-      `no Python with ${MODULES.join(', ')}: set TRADEAPI_TEST_PYTHON to one (npm test makes build/pyenv from ` +
-      `test/interop/requirements.txt and sets it), or pip install -r test/interop/requirements.txt ` +
-      `(python3: ${probe.error ? probe.error.message : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`)})`,
-  };
-}
 
 interface Check {
   name: string;
@@ -67,7 +52,7 @@ function run(python: string, base: string): Promise<{ code: number | null; stdou
   });
 }
 
-const choice = pythonToUse();
+const choice = testPython(MODULES);
 if ('skip' in choice) {
   t.plan(0, choice.skip);
 } else {

@@ -72,6 +72,6 @@ await forEachAdapter(t, async (t, adapter) => {
 
   await t.test('the docs page loads the prefixed document', async (t) => {
     const init = await (await s.get('/api/v1/docs/swagger-initializer.js', { headers: { 'x-api-key': READ_ONLY_KEY } })).text();
-    t.match(init, /url: "\/api\/v1\/openapi\.json"/);
+    t.match(init, /var url = "\/api\/v1\/openapi\.json"/);
   });
 });

@@ -39,12 +39,21 @@ await forEachAdapter(t, async (t, adapter) => {
       t.equal(missing.detail, wrong.detail, 'no hint whether the key was missing or wrong');
       await expectProblem(t, await s.get(url, { headers: { 'x-api-key': '' } }), 401, '/errors/unauthorized');
     }
-    for (const path of ['/api/v1/openapi.json', '/api/v1/docs', '/api/v1/docs/swagger-ui.css']) {
-      await expectProblem(t, await s.get(path), 401, '/errors/unauthorized', path);
-      const ok = await s.get(path, KEY);
-      t.equal(ok.status, 200, `${path} with the key`);
-      await ok.arrayBuffer();
+    await expectProblem(t, await s.get('/api/v1/openapi.json'), 401, '/errors/unauthorized', '/api/v1/openapi.json');
+    const doc = await s.get('/api/v1/openapi.json', KEY);
+    t.equal(doc.status, 200, 'the OpenAPI document with the key');
+    await doc.arrayBuffer();
+    // The docs page and its files are public and not counted; the page asks for the key itself.
+    for (const path of ['/api/v1/docs', '/api/v1/docs/swagger-ui.css', '/api/v1/docs/swagger-initializer.js']) {
+      const res = await s.get(path);
+      t.equal(res.status, 200, `${path} without a key`);
+      t.notOk(res.headers.get('ratelimit-limit'), `${path} is not rate-counted`);
+      await res.arrayBuffer();
     }
+    const root = await s.get('/', { redirect: 'manual' });
+    t.equal(root.status, 302, '/ leads to the docs');
+    t.equal(root.headers.get('location'), '/api/v1/docs');
+    await root.arrayBuffer();
     // Unknown paths answer 401 too: an anonymous client learns nothing about what exists.
     await expectProblem(t, await s.get('/api/v1/nope'), 401, '/errors/unauthorized', '/api/v1/nope');
     await expectProblem(t, await s.post('/api/v1/order/check'), 401, '/errors/unauthorized');
