@@ -3,7 +3,8 @@
 // "Try it out" on GET /symbols/{symbol}/tick answers 200 with a tick; `format` is a dropdown;
 // Swagger's own Authorize dialog logs out (the request is then refused) and in again. Every
 // request the page makes is watched: none may leave loopback (Swagger UI is served by the gateway
-// itself). Screenshots are kept in build/artifacts: docs.png (the whole page), docs-tick.png (the operation).
+// itself). The same under a prefix (/api): / leads to /api/docs, Try it out goes to /api/….
+// Screenshots are kept in build/artifacts: docs.png (the whole page), docs-tick.png (the operation).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,4 +135,32 @@ t.test('/docs in headless Chromium, with a key', { skip: 'skip' in launch ? laun
 
   t.same(outside, [], 'no request left loopback');
   t.same(pageErrors, [], 'no script error on the page');
+});
+
+t.test('/api/docs under a prefix, in headless Chromium', { skip: 'skip' in launch ? launch.skip : false }, async (t) => {
+  if (!('options' in launch)) return;
+  const terminal = simTerminal();
+  t.teardown(() => terminal.close());
+  const s = await serve(t, nodeAdapter, terminal, { TRADEAPI_SECRET_KEY: KEY, TRADEAPI_ROUTER_PREFIX: '/api' });
+  const browser: Browser = await chromium.launch(launch.options);
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  const outside: string[] = [];
+  await page.route('**/*', (route) => (isLoopback(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+  const ticks: string[] = [];
+  page.on('request', (r) => {
+    if (!isLoopback(r.url())) outside.push(r.url());
+    if (r.url().includes('/tick')) ticks.push(r.url());
+  });
+
+  await page.goto(`${s.base}/`);
+  t.equal(page.url(), `${s.base}/api/docs`, '/ leads to /api/docs');
+  await page.locator('#tradeapi-key-input').fill(KEY);
+  await page.locator('#tradeapi-key button[type=submit]').click();
+  await page.locator('#operations-symbols-getSymbolsSymbolTick').waitFor();
+  const answer = await tryTick(page, 'EURUSD');
+  t.equal(answer.status, '200', 'Try it out on the tick: 200');
+  t.match(JSON.parse(answer.body), { bid: Number, ask: Number, time_msc: Number }, 'with a tick');
+  t.same(ticks, [`${s.base}/api/symbols/EURUSD/tick`], 'sent under the prefix');
+  t.same(outside, [], 'no request left loopback');
 });
