@@ -30,6 +30,7 @@ class Page {
   readonly started: SwaggerOptions[] = [];
   readonly preauthorized: Array<[string, string]> = [];
   readonly fetches: Array<{ url: string; key: string | undefined }> = [];
+  private readonly pending: Array<Promise<unknown>> = [];
   private readonly window: Record<string, unknown>;
 
   constructor(s: TestServer, code: string, storage: Map<string, string>) {
@@ -41,7 +42,9 @@ class Page {
     this.window = {
       fetch: (url: string, init: { headers: Record<string, string> }) => {
         page.fetches.push({ url, key: init.headers['X-API-Key'] });
-        return s.get(url, init);
+        const answer = s.get(url, init);
+        page.pending.push(answer);
+        return answer;
       },
       document: { getElementById: (id: string) => this.elements.get(id) ?? (this.elements.set(id, element()), this.elements.get(id)) },
       sessionStorage: {
@@ -64,7 +67,7 @@ class Page {
 
   async load(): Promise<void> {
     (this.window.onload as () => void)();
-    await settle();
+    await this.settle();
   }
 
   async submit(key: string): Promise<void> {
@@ -73,15 +76,21 @@ class Page {
     let prevented = false;
     form.submit?.({ preventDefault: () => (prevented = true) });
     if (!prevented) throw new Error('the form would navigate away');
-    await settle();
+    await this.settle();
+  }
+
+  /** Until every request the page made is answered and its callbacks have run (no fixed delay: a loaded machine is slow). */
+  private async settle(): Promise<void> {
+    while (this.pending.length > 0) {
+      await Promise.allSettled(this.pending.splice(0));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   get ui(): { preauthorizeApiKey(name: string, key: string): void } | undefined {
     return this.window.ui as never;
   }
 }
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 const terminal = simTerminal();
 t.teardown(() => terminal.close());
