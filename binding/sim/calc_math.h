@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "market.h"
 
@@ -40,6 +41,37 @@ double margin(const Market& market, int64_t order_type, const SymbolSpec& s, dou
 // Profit in the deposit currency, rounded to cents (§6.2); only ORDER_TYPE_BUY/SELL.
 double profit(const Market& market, int64_t order_type, const SymbolSpec& s, double volume, double price_open,
               double price_close, const QuoteSource& quote);
+
+// An amount and the currency it is expressed in.
+struct Money {
+  double amount = 0;
+  const std::string* currency = nullptr;
+};
+
+// Margin of `lots` at `price` by the symbol's calculation mode, in the currency the formula gives
+// (§6.1), neither converted nor rounded. hedged = true prices covered volume: margin_hedged takes
+// the place of the contract size (or of the per-lot margin_initial). Throws call_failed for an
+// unknown mode.
+Money native_margin(const Market& market, const SymbolSpec& s, double lots, double price, bool hedged);
+
+// Deposit currency per unit of the symbol's native margin (the conversion rate of §6.3) for a
+// buy- or sell-side position opened at `price`, with conversion quotes from `quote`.
+double margin_rate(const Market& market, const SymbolSpec& s, bool buy, double price, const QuoteSource& quote);
+
+// One position (or the order being checked) of a symbol, as MT5's hedged-margin rule sees it: its
+// side, volume, open price and the margin conversion rate at its opening.
+struct MarginLeg {
+  bool buy = true;
+  double volume = 0, price = 0, rate = 0;
+};
+
+// The margin a hedging account charges for all positions of one symbol (§6.1), in the deposit
+// currency, rounded to cents. Prices and rates are volume-weighted per leg:
+//  * margin_hedged_use_leg: the larger of the buy leg's and the sell leg's margin;
+//  * otherwise the uncovered volume |buy - sell| at the larger leg's average price and rate, plus
+//    the covered volume min(buy, sell) at margin_hedged per lot, at the average price and rate
+//    of all positions.
+double symbol_margin(const Market& market, const SymbolSpec& s, const std::vector<MarginLeg>& legs);
 
 // Maps an order type to its direction for margin purposes: true = buy side. Pending types map to
 // their direction like MQL5's OrderCalcMargin example; CLOSE_BY and unknown types throw

@@ -17,12 +17,6 @@ void require_positive(double value) {
   if (!std::isfinite(value) || value <= 0) throw TerminalError::invalid_params();
 }
 
-// An amount and the currency it is expressed in.
-struct Money {
-  double amount = 0;
-  const std::string* currency = nullptr;
-};
-
 // Currency of a formula's result. FOREX-style formulas (contract size or margin_initial per lot)
 // give an amount in the margin currency; formulas multiplied by a price give an amount in the
 // currency the price is quoted in, i.e. the profit currency. The latter matters for CFDs such as
@@ -31,17 +25,23 @@ const std::string& currency_or(const std::string& preferred, const std::string& 
   return preferred.empty() ? fallback : preferred;
 }
 
-Money margin_in_symbol_currency(const Market& market, const SymbolSpec& s, double lots, double price) {
+}  // namespace
+
+Money native_margin(const Market& market, const SymbolSpec& s, double lots, double price, bool hedged) {
   const SymbolInfo& i = s.info;
   const double leverage = static_cast<double>(std::max<int64_t>(1, market.config().leverage));
-  const double cs = i.trade_contract_size;
-  const double im = i.margin_initial;
+  // Hedged (covered) volume (§6.1): margin_hedged replaces the per-lot money when margin_initial is
+  // set, otherwise it stands in for the contract size in the mode's formula (0 = covered volume free).
+  const double cs = hedged && i.margin_initial == 0 ? i.margin_hedged : i.trade_contract_size;
+  const double im = hedged && i.margin_initial != 0 ? i.margin_hedged : i.margin_initial;
   const std::string& margin_ccy = currency_or(i.currency_margin, i.currency_profit);
   const std::string& profit_ccy = currency_or(i.currency_profit, i.currency_margin);
   // A non-zero margin_initial determines the margin (book §6.1): it is the money per lot in the
   // margin currency. Leverage still divides it in the leveraged modes FOREX and CFDLEVERAGE [U],
   // which keeps brokers' "margin_initial = contract size" FX setups equal to the plain formula.
-  const bool per_lot = im != 0;
+  // A per-lot margin_hedged is treated the same way, so hedged/initial keeps its meaning as the
+  // share of a lot's margin that covered volume costs.
+  const bool per_lot = i.margin_initial != 0;
   switch (i.trade_calc_mode) {
     case mt5::SYMBOL_CALC_MODE_FOREX:
       return {lots * (per_lot ? im : cs) / leverage, &margin_ccy};
@@ -82,6 +82,8 @@ Money margin_in_symbol_currency(const Market& market, const SymbolSpec& s, doubl
       throw TerminalError::call_failed();
   }
 }
+
+namespace {
 
 Money profit_in_symbol_currency(const SymbolSpec& s, double lots, double delta) {
   const SymbolInfo& i = s.info;
@@ -127,7 +129,7 @@ double margin(const Market& market, int64_t order_type, const SymbolSpec& s, dou
   const bool buy = is_buy_side(order_type);
   require_positive(volume);
   require_positive(price);
-  const Money m = margin_in_symbol_currency(market, s, volume, price);
+  const Money m = native_margin(market, s, volume, price, false);
   const double deposit = to_deposit(market, m.amount, *m.currency, buy ? Purpose::MarginBuy : Purpose::MarginSell,
                                     OwnPrice{&s, price}, quote);
   return round_money(deposit);

@@ -13,6 +13,7 @@
 #include "calc_math.h"
 #include "money.h"
 #include "rng.h"
+#include "swap.h"
 #include "symbol_flags.h"
 
 namespace tradeapi::sim {
@@ -43,6 +44,7 @@ struct TradePlan {
   double open_price = 0, close_price = 0, sl = 0, tp = 0;
   int64_t magic = 0;
   int64_t commission_in = 0, commission_out = 0, profit = 0;  // cents
+  int64_t swap = 0;  // cents accrued over the rollovers it was held through (closed trades)
   int64_t position = 0;                                        // set when tickets are assigned
 };
 
@@ -219,6 +221,8 @@ class Generator {
         const calc::QuoteSource then = [this, close_msc](const SymbolSpec& q) { return tick(q, close_msc); };
         p.profit = to_cents(calc::profit(market_, p.buy ? mt5::ORDER_TYPE_BUY : mt5::ORDER_TYPE_SELL, *p.s,
                                          p.volume, p.open_price, p.close_price, then));
+        // Swaps of every rollover it was held over, booked on the closing deal as MT5 does.
+        p.swap = swap::accrued_cents(market_, *p.s, p.buy, p.volume, p.open_price, p.open_msc, p.close_msc);
       } catch (const TerminalError&) {
         continue;  // no price on the path at that time: skip the trade
       }
@@ -331,7 +335,7 @@ class Generator {
 
   int64_t results_cents() const {
     int64_t sum = 0;
-    for (const TradePlan& p : trades_) sum += p.commission_in + p.commission_out + p.profit;
+    for (const TradePlan& p : trades_) sum += p.commission_in + p.commission_out + p.profit + p.swap;
     return sum;
   }
 
@@ -344,9 +348,10 @@ class Generator {
     int64_t deposit = balance - results_cents();
     while (deposit < floor) {
       auto best = trades_.end();
+      auto result = [](const TradePlan& p) { return p.profit + p.swap; };
       for (auto it = trades_.begin(); it != trades_.end(); ++it)
-        if (it->close_msc != 0 && (best == trades_.end() || it->profit > best->profit)) best = it;
-      if (best == trades_.end() || best->profit <= 0) break;
+        if (it->close_msc != 0 && (best == trades_.end() || result(*it) > result(*best))) best = it;
+      if (best == trades_.end() || result(*best) <= 0) break;
       trades_.erase(best);
       deposit = balance - results_cents();
     }
@@ -396,6 +401,7 @@ class Generator {
     d.price = opening ? p.open_price : p.close_price;
     d.commission = from_cents(opening ? p.commission_in : p.commission_out);
     d.profit = opening ? 0.0 : from_cents(p.profit);
+    d.swap = opening ? 0.0 : from_cents(p.swap);
     d.symbol = p.s->info.name;
     return d;
   }

@@ -330,14 +330,26 @@ OrderCheckResult check_order(const Market& market, const Calculator& calc, const
   }
 
   // ---- funds -----------------------------------------------------------------------------------
-  // `margin` is the account total after the operation (§4.10). A new position adds its margin;
-  // a pending order adds margin only on exchange symbols (OTC pending orders reserve nothing,
-  // §2.8); closing, close-by and modifications leave it unchanged (§7: the check does not model
-  // the release of margin).
+  // `margin` is the account total after the operation (§4.10). A new position joins its symbol's
+  // legs under the hedged-margin rule (§6.1), at the order price and today's conversion rate: an
+  // opposite-direction deal covers volume, so it keeps or lowers the margin instead of adding a
+  // full lot's. A pending order adds margin only on exchange symbols (OTC pending orders reserve
+  // nothing, §2.8), charged normally; closing, close-by and modifications leave it unchanged (§7:
+  // the check does not model the release of margin).
   double margin = account.margin;
   const int64_t mode = info.trade_calc_mode;
   const bool exchange = mode >= mt5::SYMBOL_CALC_MODE_EXCH_STOCKS && mode != mt5::SYMBOL_CALC_MODE_SERV_COLLATERAL;
-  if ((deal && opening) || (pending && exchange)) margin += calc.margin(req.type, *s, req.volume, open_price);
+  if (deal && opening) {
+    calc::MarginLeg leg;
+    leg.buy = req.type == mt5::ORDER_TYPE_BUY;
+    leg.volume = req.volume;
+    leg.price = open_price;
+    leg.rate = calc::margin_rate(market, *s, leg.buy, open_price,
+                                 [&market](const SymbolSpec& q) { return market.live_tick(q); });
+    margin = book.margin(s, &leg);
+  } else if (pending && exchange) {
+    margin += calc.margin(req.type, *s, req.volume, open_price);
+  }
   if (account.equity - round_money(margin) < 0) return fail(kNoMoney);
   return make_result(0, "Done", account, margin, req);
 }

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "../terminal/records.h"
+#include "calc_math.h"
 #include "config.h"
+#include "history_generator.h"
 #include "market.h"
 
 namespace tradeapi::sim {
@@ -25,18 +27,31 @@ class Calculator {
 
 class Account {
  public:
-  Account(const Market& market, const Calculator& calc);
-  AccountInfo info() const;                       // equity, margin... at live prices
-  std::vector<TradePosition> positions() const;   // price_current/profit at live prices
+  Account(const Market& market, const Calculator& calc);  // the generated demo account
+  Account(const Market& market, const Calculator& calc, AccountState state);  // a given state (tests)
+  AccountInfo info() const;                       // equity and profit at live prices
+  std::vector<TradePosition> positions() const;   // price_current/profit at live prices, swap to now
   std::vector<TradeOrder> orders() const;         // active pending orders
   const std::vector<TradeOrder>& history_orders() const { return history_orders_; }
   const std::vector<TradeDeal>& history_deals() const { return history_deals_; }
   OrderCheckResult check(const TradeRequest& request) const;
+  // Margin of the open positions, plus `extra` (a position about to open on `extra_symbol`) when
+  // given: MT5's hedged rule per symbol, at the positions' open prices and opening conversion
+  // rates (§6.1), so it does not move with the quotes.
+  double margin(const SymbolSpec* extra_symbol = nullptr, const calc::MarginLeg* extra = nullptr) const;
 
  private:
+  // Swap accrued by a position up to a rollover; extended as the clock passes further rollovers.
+  struct SwapSoFar {
+    int64_t through_msc = 0;
+    int64_t cents = 0;
+  };
+
   const Market& market_;
   const Calculator& calc_;
   std::vector<TradePosition> positions_;
+  std::vector<calc::MarginLeg> legs_;  // one per position: side, volume, open price, opening rate
+  mutable std::vector<SwapSoFar> swaps_;  // one per position (worker thread only, like the market cache)
   std::vector<TradeOrder> orders_;
   std::vector<TradeOrder> history_orders_;
   std::vector<TradeDeal> history_deals_;

@@ -448,12 +448,21 @@ TEST(OrderCheck, ExistingPositionsAndOrders) {
   close.type = buy ? mt5::ORDER_TYPE_BUY : mt5::ORDER_TYPE_SELL;  // same direction cannot close it
   EXPECT_EQ(t.order_check(close).retcode, mt5::TRADE_RETCODE_INVALID);
 
-  // A new position adds its margin to the account total.
-  TradeRequest open = deal(p.symbol, mt5::ORDER_TYPE_BUY, i.volume_min);
+  // A new position on a symbol without positions adds its margin to the account total (hedging on
+  // the same symbol is covered in account_model_test.cpp).
+  std::string fresh;
+  for (const char* name : {"USDJPY", "GBPUSD", "EURUSD", "AUDUSD", "USDCHF", "XAUUSD"}) {
+    TradeFilter on;
+    on.symbol = name;
+    if (fresh.empty() && t.positions_get(on).empty()) fresh = name;
+  }
+  ASSERT_FALSE(fresh.empty());
+  const double min_volume = t.symbol_info(fresh).volume_min;
+  TradeRequest open = deal(fresh, mt5::ORDER_TYPE_BUY, min_volume);
   const OrderCheckResult opened = t.order_check(open);
   EXPECT_EQ(opened.retcode, 0);
-  EXPECT_NEAR(opened.margin, before.margin + t.order_calc_margin(mt5::ORDER_TYPE_BUY, p.symbol, i.volume_min,
-                                                                  t.symbol_info_tick(p.symbol).ask), 0.011);
+  EXPECT_NEAR(opened.margin, before.margin + t.order_calc_margin(mt5::ORDER_TYPE_BUY, fresh, min_volume,
+                                                                  t.symbol_info_tick(fresh).ask), 0.011);
   EXPECT_EQ(cents(opened.margin_free), cents(opened.equity - opened.margin));
 
   // SLTP: unchanged levels are "no changes"; an SL on the wrong side is invalid.
@@ -526,9 +535,10 @@ TEST(Account, InfoFieldsAndInvariants) {
   EXPECT_EQ(cents(a.margin_free), cents(a.equity - a.margin));
   EXPECT_GT(a.margin, 0.0);
   EXPECT_NEAR(a.margin_level, a.equity / a.margin * 100.0, 1e-9);
-  double profit = 0;
-  for (const TradePosition& p : t.positions_get(TradeFilter{})) profit += p.profit;
-  EXPECT_EQ(cents(a.profit), cents(profit));
+  // The account's floating result includes the swaps the open positions have accrued.
+  int64_t profit = 0;
+  for (const TradePosition& p : t.positions_get(TradeFilter{})) profit += cents(p.profit) + cents(p.swap);
+  EXPECT_EQ(cents(a.profit), profit);
 }
 
 TEST(Account, PositionsAndPendingOrders) {
