@@ -5,6 +5,7 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 
 import type { Format, Schema } from '../encode/types.js';
 import type { Config } from '../config.js';
+import type { ServiceMetrics } from '../metrics.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { Param } from './params.js';
@@ -19,6 +20,8 @@ export interface Services {
   readonly subscriptions: SubscriptionRegistry;
   readonly config: Config;
   readonly events: EventHub;
+  /** What GET /metrics reports; the dispatcher records requests in it. */
+  readonly metrics: ServiceMetrics;
 }
 
 export interface HandlerContext<Q, P, B> extends Services {
