@@ -156,6 +156,22 @@ await t.test('SIGINT while writing a big range: no FILE, no temp file, exit 130'
   t.same(leftovers(file), [], 'neither FILE nor its temp file is left');
 });
 
+await t.test("the README's export commands, as written", async (t) => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```sh\n(.*?)```/gs)].map((m) => m[1] as string).find((b) => b.includes('npx tradeapi export ticks'));
+  if (!block) return t.fail('no sh block with `npx tradeapi export ticks` in README.md');
+  const commands = block.split('\n').filter((l) => l.startsWith('npx tradeapi export '));
+  t.equal(commands.length, 2, 'ticks and rates');
+  for (const line of commands) {
+    // The words of the line (no quoting in it) after `npx tradeapi export`.
+    const args = line.split(/\s+/).slice(3);
+    const r = await exportCli(args);
+    t.equal(r.code, 0, line, { stderr: r.stderr });
+    const out = args[args.indexOf('-o') + 1]!;
+    t.ok(statSync(path.join(dir, out)).size > 10_000, `${out} written`);
+  }
+});
+
 // util-linux `script` runs the CLI on a pseudo-terminal: the one way to see what a user at a terminal sees.
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' });
 await t.test('a progress line on a TTY', { skip: script.status === 0 ? false : 'util-linux script is not installed' }, async (t) => {
