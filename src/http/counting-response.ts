@@ -5,7 +5,8 @@ export interface CountingResponse extends HttpResponse {
   readonly bytes: number;
 }
 
-export function countingResponse(res: HttpResponse): CountingResponse {
+/** `head`: the answer to a HEAD, whose body the adapter does not send (nothing is counted). */
+export function countingResponse(res: HttpResponse, head = false): CountingResponse {
   let bytes = 0;
   const counted: CountingResponse = {
     get aborted() {
@@ -19,7 +20,7 @@ export function countingResponse(res: HttpResponse): CountingResponse {
     },
     send(status: number, headers: Headers, body: Uint8Array) {
       res.send(status, headers, body);
-      bytes += body.byteLength;
+      if (!head) bytes += body.byteLength;
     },
     writeHead: (status, headers) => res.writeHead(status, headers),
     write(chunk: Uint8Array) {

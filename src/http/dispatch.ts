@@ -74,7 +74,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
 
   return async function dispatch(req: HttpRequest, transportRes: HttpResponse): Promise<void> {
     const started = performance.now();
-    const res = countingResponse(transportRes);
+    const res = countingResponse(transportRes, req.method === 'HEAD');
     // The metrics' route label: a route table template once the path matched one, never the raw URL.
     let routeLabel = UNMATCHED_ROUTE;
     let timed = true;

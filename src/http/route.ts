@@ -86,6 +86,8 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly readOnly?: boolean;
   /** No API key needed (only /health). */
   readonly public?: boolean;
+  /** Calls the terminal (default true): OpenAPI then lists its 502/503 terminal problems. */
+  readonly terminal?: boolean;
   /** Not listed in OpenAPI (docs assets). */
   readonly hidden?: boolean;
   readonly query?: Q;
@@ -107,6 +109,7 @@ export interface Route {
   readonly operational: boolean;
   readonly readOnly: boolean;
   readonly public: boolean;
+  readonly terminal: boolean;
   readonly hidden: boolean;
   readonly query: TObject;
   readonly params: TObject;
@@ -134,6 +137,7 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
     operational: spec.operational,
     readOnly: spec.readOnly ?? !spec.operational,
     public: spec.public ?? false,
+    terminal: spec.terminal ?? true,
     hidden: spec.hidden ?? false,
     query: Type.Object(queryProps),
     params: Type.Object(spec.params ?? {}),

@@ -16,6 +16,7 @@ export const metricsRoutes: readonly Route[] = [
       'Needs the key like every other endpoint.',
     tags: ['system'],
     operational: false,
+    terminal: false, // the bridge gauges ask bridge_status, which never fails the scrape
     response: { kind: 'bytes', description: 'Prometheus text exposition format 0.0.4', contentType: 'text/plain' },
     async handler({ metrics }) {
       const { contentType, body } = await metrics.scrape();

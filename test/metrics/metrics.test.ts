@@ -84,6 +84,9 @@ await forEachAdapter(t, async (t, adapter) => {
     await sub.arrayBuffer();
     t.teardown(async () => void (await s.post('/market-book/EURUSD/unsubscribe', auth)).arrayBuffer());
 
+    const head = await s.get('/account', { method: 'HEAD', ...auth });
+    t.equal(head.status, 200);
+    await head.arrayBuffer();
     const after = await scrape(t, s, '/metrics', KEY);
     const delta = (name: string, labels: Record<string, string>): number => (value(after, name, labels) || 0) - (value(before, name, labels) || 0);
     const reqs = 'tradeapi_http_requests_total';
@@ -96,6 +99,8 @@ await forEachAdapter(t, async (t, adapter) => {
     t.ok(value(after, 'tradeapi_http_request_duration_seconds_bucket', { route: '/rates/from', le: '+Inf' }) >= 1);
     t.ok(delta('tradeapi_http_response_bytes_total', { route: '/symbols/{symbol}' }) >= okBytes, `bytes sent counted (>= ${okBytes})`);
     t.ok(delta('tradeapi_http_response_bytes_total', { route: '/rates/from' }) > 500 * 40, 'streamed bytes counted');
+    t.equal(delta(reqs, { method: 'HEAD', route: '/account', status: '200' }), 1, 'a HEAD is counted');
+    t.ok(Number.isNaN(value(after, 'tradeapi_http_response_bytes_total', { route: '/account' })), 'but sends no body bytes');
     t.ok(delta('tradeapi_terminal_call_duration_seconds_count', { op: 'symbolInfo' }) >= 2, 'terminal calls timed by operation');
     t.ok(delta('tradeapi_terminal_call_errors_total', { op: 'symbolInfo', kind: 'not_found' }) >= 1, 'terminal errors by operation and kind');
     t.equal(value(after, 'tradeapi_market_book_subscriptions'), 1, 'the depth subscription');
