@@ -8,9 +8,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 
-import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
-
 import { MediaTypes, type Format } from '../encode/types.js';
+import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
 import type { KeyCheck } from './auth.js';
 import { countingResponse } from './counting-response.js';

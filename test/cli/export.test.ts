@@ -13,8 +13,8 @@ import t from 'tap';
 
 import { availableAdapters } from '../../src/http/adapters.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
-import { testPython } from '../helpers/python.js';
 import { cliCommand, root } from '../helpers/cli.js';
+import { testPython } from '../helpers/python.js';
 import { serve } from '../helpers/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
