@@ -39,6 +39,20 @@ const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 /** Seconds: a simulator call (~10 µs) to a bridge call near its timeout. */
 const TERMINAL_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/**
+ * Node.js process figures (CPU, memory, event-loop lag, GC): one set per process, made on first
+ * use. Each collectDefaultMetrics call starts its own event-loop monitor and GC observer that are
+ * never stopped, so servers (a test process starts many) share these instead of making their own.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<'method' | 'route' | 'status'>;
@@ -48,10 +62,11 @@ export class ServiceMetrics {
   readonly terminalErrors: Counter<'op' | 'kind'>;
   readonly rateLimitRefusals: Counter;
   private sources: MetricsSources | undefined;
+  private readonly process: Registry | undefined;
 
   constructor(info: MetricsInfo, options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.process = options.processMetrics ?? true ? processMetrics() : undefined;
     new Gauge({ name: 'tradeapi_info', help: 'Always 1; the labels say which version, terminal and mode serve', labelNames: ['version', 'terminal', 'mode'], registers }).set(
       { version: info.version, terminal: info.terminal, mode: info.mode },
       1,
@@ -189,6 +204,9 @@ export class ServiceMetrics {
 
   /** The text exposition and its media type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const own = await this.registry.metrics();
+    // Two expositions with no metric name in common: their concatenation is one.
+    const body = this.process ? `${own}${await this.process.metrics()}` : own;
+    return { contentType: this.registry.contentType, body };
   }
 }
