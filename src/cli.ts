@@ -1,4 +1,4 @@
-// `tradeapi serve [--host H] [--port P] [--read-only]` and `tradeapi --help`.
+// `tradeapi serve [--host H] [--port P] [--read-only]`, `tradeapi export …` (src/export/) and `tradeapi --help`.
 import { parseArgs } from 'node:util';
 
 import { ConfigError, ignoredInReadOnly, loadConfig, type Config } from './config.js';
@@ -10,6 +10,8 @@ const HELP = `tradeapi - HTTP gateway in front of a MetaTrader 5 terminal
 
 Usage:
   tradeapi serve [--host 127.0.0.1] [--port 8000] [--read-only]
+  tradeapi export ticks|rates SYMBOL --from DATE --to DATE [--timeframe TF] [--flags F] -o FILE
+                   a range straight to FILE.parquet|.arrow|.json (tradeapi export --help)
   tradeapi --help
   tradeapi --version
 
@@ -82,6 +84,11 @@ function refuse(message: string): never {
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
+  if (argv[0] === 'export') {
+    // Its own options (src/export/args.ts); loaded only for this command.
+    const { runExport } = await import('./export/run.js');
+    process.exit(await runExport(argv.slice(1)));
+  }
   let parsed;
   try {
     parsed = parseArgs({

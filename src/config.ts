@@ -187,6 +187,11 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
+/** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ), as `tradeapi export` reads them. */
+export function loadTerminalSettings(env: Env): Pick<Config, 'terminal' | 'serverTz'> {
+  return { terminal: parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET), serverTz: parseServerTz(env.TRADEAPI_SERVER_TZ) };
+}
+
 type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */

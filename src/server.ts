@@ -8,10 +8,13 @@ import { clientAddress } from './http/client-address.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.js';
 import { Router } from './http/router.js';
 import { EventHub, type EventStats } from './http/events.js';
+import { StreamGate } from './http/streams.js';
 import { SubscriptionRegistry } from './http/subscriptions.js';
 import { createLogger, type Logger } from './log.js';
+import { ServiceMetrics } from './metrics.js';
 import { routeTable } from './routes/index.js';
 import type { Terminal } from './terminal/terminal.js';
+import { withMetrics } from './terminal/with-metrics.js';
 import { withServerTime } from './terminal/with-server-time.js';
 import { packageVersion } from './version.js';
 
@@ -47,12 +50,29 @@ export const WS_MAX_MESSAGE_BYTES = 16 * 1024;
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, adapter } = options;
+  const readOnly = config.readOnly;
+  const metrics = new ServiceMetrics({ version: packageVersion(), terminal: options.terminal.kind, mode: readOnly ? 'read-only' : 'full' });
+  // Timed next to the terminal, below the time-zone conversion: the calls as the terminal sees them.
+  const measured = withMetrics(options.terminal, {
+    call(op, seconds, error) {
+      metrics.terminalSeconds.observe({ op }, seconds);
+      if (error !== undefined) metrics.terminalErrors.inc({ op, kind: error });
+    },
+  });
   // TRADEAPI_SERVER_TZ: everything past this point sees true UTC (src/terminal/with-server-time.ts).
-  const terminal = config.serverTz ? withServerTime(options.terminal, config.serverTz) : options.terminal;
+  const terminal = config.serverTz ? withServerTime(measured, config.serverTz) : measured;
   const logger = options.logger ?? createLogger(config.logLevel);
   const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
   const events = new EventHub(terminal, subscriptions, config.events, logger);
-  const readOnly = config.readOnly;
+  const streams = new StreamGate(config.maxStreams);
+  const bridgeStatus = options.terminal.bridgeStatus?.bind(options.terminal);
+  metrics.attach({
+    seriesStreams: () => streams.inUse,
+    eventStreams: () => events.openStreams(),
+    subscriptions: () => ({ active: subscriptions.active, limit: subscriptions.limit }),
+    feedSymbols: () => ({ ticks: events.ticks.activeSymbols, books: events.books.activeSymbols }),
+    bridgeStatus,
+  });
   const router = new Router(
     routeTable({
       prefix: config.routerPrefix,
@@ -76,7 +96,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const handler = createDispatcher({
     router,
     prefix: config.routerPrefix,
-    services: { terminal, subscriptions, config, events },
+    services: { terminal, subscriptions, config, events, metrics },
+    streams,
     keyCheck: apiKeyCheck(config.secretKey),
     logger,
     cors,

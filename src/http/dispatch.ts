@@ -9,8 +9,10 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 
 import { MediaTypes, type Format } from '../encode/types.js';
+import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
 import type { KeyCheck } from './auth.js';
+import { countingResponse } from './counting-response.js';
 import type { CorsPolicy } from './cors.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
 import { toProblem } from './errors-map.js';
@@ -69,8 +71,12 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     });
   }
 
-  return async function dispatch(req: HttpRequest, res: HttpResponse): Promise<void> {
+  return async function dispatch(req: HttpRequest, transportRes: HttpResponse): Promise<void> {
     const started = performance.now();
+    const res = countingResponse(transportRes, req.method === 'HEAD');
+    // The metrics' route label: a route table template once the path matched one, never the raw URL.
+    let routeLabel = UNMATCHED_ROUTE;
+    let timed = true;
     const incoming = req.header('x-request-id');
     const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const base: Record<string, string> = { 'x-request-id': id, 'cache-control': 'no-store' };
@@ -91,7 +97,13 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     } catch (e) {
       status = fail(e);
     }
-    logger.info({ id, method: req.method, path: req.path, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+    const ms = performance.now() - started;
+    logger.info({ id, method: req.method, path: req.path, status, ms: Math.round(ms * 100) / 100 }, 'request');
+    const method = methodLabel(req.method);
+    services.metrics.requests.inc({ method, route: routeLabel, status: String(status) });
+    // Event streams and WebSockets last as long as their client: their duration is no latency.
+    if (timed) services.metrics.requestSeconds.observe({ method, route: routeLabel }, ms / 1000);
+    if (res.bytes > 0) services.metrics.responseBytes.inc({ route: routeLabel }, res.bytes);
 
     async function handle(): Promise<number> {
       // A preflight carries no key and is not counted: the browser sends it on its own. Only below
@@ -102,17 +114,23 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       }
       // The root leads to the docs, whatever the prefix; public and not counted, like the page.
       if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+        routeLabel = '/';
         res.send(302, { ...base, location: `${prefix}/docs`, 'content-type': 'text/plain; charset=utf-8' }, encoder.encode(`See ${prefix}/docs\n`));
         return 302;
       }
       const below = belowPrefix(req.path, prefix);
       const match = below === undefined ? { kind: 'not-found' as const } : router.match(req.method, below);
       const isPublic = match.kind === 'found' && match.route.public;
+      if (match.kind === 'found') {
+        routeLabel = match.route.path;
+        timed = match.route.response.kind !== 'events' && match.route.response.kind !== 'websocket';
+      }
       // Counted before auth, so that guessing keys is limited too; /health is exempt.
       if (rateLimit && !isPublic) {
         const decision = await rateLimit.limiter.consume(rateLimit.client(req));
         Object.assign(base, decision.headers);
         if (!decision.allowed) {
+          services.metrics.rateLimitRefusals.inc();
           throw new ProblemError('rateLimited', `more than ${rateLimit.limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`);
         }
       }

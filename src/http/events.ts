@@ -71,6 +71,11 @@ export class EventHub {
     await Promise.all(sockets.map((ws) => ws.closed));
   }
 
+  /** Open SSE streams and WebSocket sessions (GET /metrics). */
+  openStreams(): { sse: number; websockets: number } {
+    return { sse: this.streams.size, websockets: this.sockets.size };
+  }
+
   stats(): EventStats {
     let peak = 0;
     for (const s of this.streams) peak = Math.max(peak, s.peakQueuedBytes);

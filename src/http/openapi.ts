@@ -96,7 +96,7 @@ function operation(route: Route, options: OpenApiOptions, example: unknown): Jso
   const limited = options.rateLimit !== undefined && !route.public;
   if (limited) kinds.add('rateLimited');
   if (route.formats.length > 0) kinds.add('notAcceptable');
-  if (!route.public) {
+  if (!route.public && route.terminal) {
     kinds.add('terminalError');
     kinds.add('terminalUnavailable');
   }

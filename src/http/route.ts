@@ -5,6 +5,7 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 
 import type { Format, Schema } from '../encode/types.js';
 import type { Config } from '../config.js';
+import type { ServiceMetrics } from '../metrics.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { Param } from './params.js';
@@ -19,6 +20,8 @@ export interface Services {
   readonly subscriptions: SubscriptionRegistry;
   readonly config: Config;
   readonly events: EventHub;
+  /** What GET /metrics reports; the dispatcher records requests in it. */
+  readonly metrics: ServiceMetrics;
 }
 
 export interface HandlerContext<Q, P, B> extends Services {
@@ -83,6 +86,8 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly readOnly?: boolean;
   /** No API key needed (only /health). */
   readonly public?: boolean;
+  /** Calls the terminal (default true): OpenAPI then lists its 502/503 terminal problems. */
+  readonly terminal?: boolean;
   /** Not listed in OpenAPI (docs assets). */
   readonly hidden?: boolean;
   readonly query?: Q;
@@ -104,6 +109,7 @@ export interface Route {
   readonly operational: boolean;
   readonly readOnly: boolean;
   readonly public: boolean;
+  readonly terminal: boolean;
   readonly hidden: boolean;
   readonly query: TObject;
   readonly params: TObject;
@@ -131,6 +137,7 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
     operational: spec.operational,
     readOnly: spec.readOnly ?? !spec.operational,
     public: spec.public ?? false,
+    terminal: spec.terminal ?? true,
     hidden: spec.hidden ?? false,
     query: Type.Object(queryProps),
     params: Type.Object(spec.params ?? {}),

@@ -90,8 +90,8 @@ export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions)
       operational: false,
       hidden: true,
       response: { kind: 'bytes', description: 'OpenAPI document', contentType: 'application/json' },
-      async handler({ subscriptions, config, events }) {
-        document ??= build({ subscriptions, config, events });
+      async handler({ subscriptions, config, events, metrics }) {
+        document ??= build({ subscriptions, config, events, metrics });
         return { kind: 'bytes', contentType: 'application/json', body: await document };
       },
     }),

@@ -5,6 +5,7 @@ import { docsRoutes } from './docs.js';
 import { eventRoutes } from './events.js';
 import { historyRoutes } from './history.js';
 import { marketBookRoutes } from './market-book.js';
+import { metricsRoutes } from './metrics.js';
 import { orderCheckRoutes } from './order-check.js';
 import { rateRoutes } from './rates.js';
 import { symbolRoutes } from './symbols.js';
@@ -23,6 +24,7 @@ export const apiRoutes: readonly Route[] = [
   ...historyRoutes,
   ...orderCheckRoutes,
   ...eventRoutes,
+  ...metricsRoutes,
 ];
 
 export interface RouteTableOptions {

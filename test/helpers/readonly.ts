@@ -28,6 +28,8 @@ export const READ_ONLY_ENDPOINTS: ReadonlyArray<readonly [path: string, request:
   ['/history/orders/total', `/history/orders/total?${DAY}`],
   ['/history/deals', `/history/deals?${DAY}`],
   ['/history/deals/total', `/history/deals/total?${DAY}`],
+  // Behind the key and rate-counted like the rest.
+  ['/metrics', '/metrics'],
 ];
 
 /** Read-only endpoints that stream until the client leaves (not in READ_ONLY_ENDPOINTS, whose requests are read whole). */

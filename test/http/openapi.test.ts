@@ -31,7 +31,7 @@ await forEachAdapter(t, async (t, adapter) => {
     const doc = (await res.json()) as Doc;
     t.equal(doc.openapi, '3.1.0');
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m, op })));
-    t.equal(ops.length, 31, 'the 29 Variant A endpoints, /events and /ws');
+    t.equal(ops.length, 32, 'the 29 Variant A endpoints, /events, /ws and /metrics');
     t.notOk(doc.paths['/docs'] ?? doc.paths['/openapi.json'], 'docs routes are not API endpoints');
 
     for (const { path, op } of ops) {
@@ -41,6 +41,12 @@ await forEachAdapter(t, async (t, adapter) => {
         t.same(Object.keys(op.responses).filter((s) => s < '400'), ['101'], '/ws: Switching Protocols, no 200');
         t.ok(op.responses['426'] && op.responses['503'] && op.responses['500'], '/ws: its refusals documented');
         t.match(op.description, /"op":"subscribe"/, '/ws: the protocol is described');
+        continue;
+      }
+      if (path === '/metrics') {
+        t.same(Object.keys(content), ['text/plain'], '/metrics: the Prometheus text format');
+        t.ok(op.responses['500'], '/metrics: 500 documented');
+        t.notOk(op.responses['502'] ?? op.responses['503'], '/metrics: no terminal problems (it calls no terminal)');
         continue;
       }
       if (path === '/events') {

@@ -1,0 +1,197 @@
+// `tradeapi export ticks|rates SYMBOL --from … --to … -o FILE`: one range from the terminal (the
+// simulator or a bridge, as the server would use) straight into a file through the encoders of the
+// HTTP routes, chunk by chunk (memory stays at about one chunk), with a progress line on a TTY and
+// an atomic write (atomic-file.ts). Exit status: 0 written, 1 failed, 2 bad arguments (an unknown
+// symbol, a range the terminal refuses), 130/143 interrupted by SIGINT/SIGTERM; FILE exists only
+// after 0.
+import { ConfigError, loadTerminalSettings, type Env } from '../config.js';
+import { encodeSeries } from '../encode/index.js';
+import { toProblem } from '../http/errors-map.js';
+import { ProblemTypes } from '../http/problem.js';
+import { withinMaxBars } from '../routes/bar-limit.js';
+import { toSeconds } from '../routes/shared.js';
+import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import type { Terminal } from '../terminal/terminal.js';
+import { EXPORT_USAGE, inOptionWords, parseExportArgs, ROUTES, UsageError, type ExportRequest } from './args.js';
+import { AtomicFile } from './atomic-file.js';
+import { Progress, type ProgressStream } from './progress.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+/** After the first signal, the export gets this long to stop by itself before the process exits. */
+const INTERRUPT_GRACE_MS = 3_000;
+
+export interface ExportIo {
+  env: Env;
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+}
+
+class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}`);
+  }
+}
+
+const signalExit = (signal: NodeJS.Signals): number => 128 + (signal === 'SIGINT' ? 2 : 15);
+
+/** Counts rows and remembers the time of the last one as the encoder takes chunks. */
+class CountingSeries<C extends TickChunk | RateChunk> implements Series<C> {
+  rows = 0;
+  lastMs: number | undefined;
+
+  constructor(private readonly inner: Series<C>, private readonly onChunk: () => void) {}
+
+  async next(): Promise<C | null> {
+    const chunk = await this.inner.next();
+    if (chunk !== null && chunk.rows > 0) {
+      this.rows += chunk.rows;
+      const last = 'time_msc' in chunk ? chunk.time_msc[chunk.rows - 1] : (chunk.time[chunk.rows - 1] ?? 0n) * 1000n;
+      if (last !== undefined) this.lastMs = Number(last);
+      this.onChunk();
+    }
+    return chunk;
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  readAhead(enabled: boolean): void {
+    this.inner.readAhead?.(enabled);
+  }
+
+  setChunkRows(rows: number): void {
+    this.inner.setChunkRows?.(rows);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<C> {
+    for (;;) {
+      const chunk = await this.next();
+      if (chunk === null) return;
+      yield chunk;
+    }
+  }
+}
+
+export async function runExport(args: readonly string[], io: ExportIo = { env: process.env, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const say = (message: string): void => void io.stderr.write(`tradeapi export: ${message}\n`);
+  let request: ExportRequest | undefined;
+  let settings;
+  try {
+    request = parseExportArgs(args);
+    if (request === undefined) {
+      io.stdout.write(EXPORT_USAGE);
+      return EXIT_OK;
+    }
+    settings = loadTerminalSettings(io.env);
+  } catch (e) {
+    if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
+    say(`${e.message}; see tradeapi export --help`);
+    return EXIT_USAGE;
+  }
+
+  // Loaded only now: bad arguments are reported without loading the addon.
+  const { openSimTerminal, openBridgeTerminal } = await import('../terminal/index.js');
+  const { withServerTime } = await import('../terminal/with-server-time.js');
+  const target = settings.terminal;
+  const raw = target === 'sim' ? openSimTerminal() : openBridgeTerminal(target.url, target.secret);
+  const terminal = settings.serverTz ? withServerTime(raw, settings.serverTz) : raw;
+
+  let file: AtomicFile | undefined;
+  let interrupted: Interrupted | undefined;
+  let fallback: NodeJS.Timeout | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) {
+      // A second signal: leave now, without the temp file.
+      file?.discardSync();
+      process.exit(signalExit(interrupted.signal));
+    }
+    interrupted = new Interrupted(signal);
+    file?.interrupt(interrupted);
+    // A terminal call in flight (a slow bridge) may take a while to come back: do not wait for it.
+    fallback = setTimeout(() => {
+      file?.discardSync();
+      say(interrupted?.message ?? 'interrupted');
+      process.exit(signalExit(signal));
+    }, INTERRUPT_GRACE_MS);
+    fallback.unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const label = `${request.symbol} ${request.what}`;
+  const progress = new Progress(io.stderr, label, request);
+  let series: { readonly rows: number; readonly lastMs: number | undefined; close(): void } | undefined;
+  const counting = <C extends TickChunk | RateChunk>(inner: Series<C>): CountingSeries<C> => {
+    const c = new CountingSeries(inner, () => progress.update(c.rows, file?.bytes ?? 0, c.lastMs));
+    // Arrow and Parquet leave the main thread idle per chunk: let the terminal produce the next meanwhile.
+    c.readAhead(request.format !== 'json');
+    series = c;
+    return c;
+  };
+  try {
+    // The series first: an unknown symbol or a refused range creates no file at all.
+    const opened = await openSeries(terminal, request);
+    const options = request.compression ? { compression: request.compression } : {};
+    const encoded =
+      opened.which === 'ticks'
+        ? encodeSeries(request.format, 'ticks', counting(opened.series), options)
+        : encodeSeries(request.format, 'rates', counting(opened.series), options);
+    if (interrupted) throw interrupted;
+    file = await AtomicFile.create(request.output);
+    if (interrupted) file.interrupt(interrupted);
+    await encoded.writeTo(file);
+    if (interrupted) throw interrupted;
+    await file.commit();
+    progress.done(series?.rows ?? 0, file.bytes, request.output);
+    return EXIT_OK;
+  } catch (e) {
+    progress.clear();
+    await file?.discard();
+    if (interrupted) {
+      say(interrupted.message);
+      return signalExit(interrupted.signal);
+    }
+    return report(e, request, say);
+  } finally {
+    series?.close();
+    clearTimeout(fallback);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await terminal.close().catch(() => undefined);
+  }
+}
+
+type Opened = { which: 'ticks'; series: Series<TickChunk> } | { which: 'rates'; series: Series<RateChunk> };
+
+/** The same terminal calls as GET /ticks/range and /rates/range. */
+async function openSeries(terminal: Terminal, r: ExportRequest): Promise<Opened> {
+  if (r.what === 'ticks') {
+    return { which: 'ticks', series: await terminal.copyTicksRange(r.symbol, r.fromMs, r.toMs, r.flags ?? -1) };
+  }
+  const timeframe = r.timeframe as number;
+  const series = await withinMaxBars(terminal, { timeframe, fromMs: r.fromMs, toMs: r.toMs }, () =>
+    terminal.copyRatesRange(r.symbol, timeframe, toSeconds(r.fromMs), toSeconds(r.toMs)),
+  );
+  return { which: 'rates', series };
+}
+
+/** The HTTP layer's reading of a failure: a 4xx is the caller's (exit 2), anything else exit 1. */
+function report(e: unknown, request: ExportRequest, say: (m: string) => void): number {
+  const problem = toProblem(e, ROUTES[request.what], request.symbol);
+  if (problem) {
+    const status = ProblemTypes[problem.kind].status;
+    say(inOptionWords(problem.detail));
+    return status >= 400 && status < 500 ? EXIT_USAGE : EXIT_FAILED;
+  }
+  const err = e as NodeJS.ErrnoException;
+  if (typeof err?.code === 'string' && ['ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES', 'EROFS'].includes(err.code)) {
+    say(`cannot write the output file: ${err.message}`);
+    return EXIT_USAGE;
+  }
+  say(`export failed: ${e instanceof Error ? e.message : String(e)}`);
+  return EXIT_FAILED;
+}
