@@ -599,6 +599,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service metrics (Prometheus text format)
+         * @description Requests by route template and status, latency histograms, open streams, bytes sent, terminal call latency and errors, market-depth subscriptions, rate-limit refusals, bridge state (with a bridge) and the Node.js process figures. Needs the key like every other endpoint.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -919,11 +939,11 @@ export interface operations {
                      *       "fifo_close": false,
                      *       "balance": 10000,
                      *       "credit": 0,
-                     *       "profit": -18.03,
-                     *       "equity": 9981.97,
-                     *       "margin": 95.14,
-                     *       "margin_free": 9886.83,
-                     *       "margin_level": 10491.875131385326,
+                     *       "profit": -18.07,
+                     *       "equity": 9981.93,
+                     *       "margin": 74.04,
+                     *       "margin_free": 9907.89,
+                     *       "margin_level": 13481.807131280388,
                      *       "margin_so_call": 50,
                      *       "margin_so_so": 30,
                      *       "margin_initial": 0,
@@ -3251,7 +3271,7 @@ export interface operations {
                      *         "sl": 0,
                      *         "tp": 0,
                      *         "price_current": 1.09754,
-                     *         "swap": 0,
+                     *         "swap": 0.06,
                      *         "profit": -7.48,
                      *         "symbol": "EURUSD",
                      *         "comment": "",
@@ -3272,7 +3292,7 @@ export interface operations {
                      *         "sl": 0,
                      *         "tp": 0,
                      *         "price_current": 1.48977,
-                     *         "swap": 0,
+                     *         "swap": -0.16,
                      *         "profit": -2.84,
                      *         "symbol": "GBPUSD",
                      *         "comment": "",
@@ -3293,7 +3313,7 @@ export interface operations {
                      *         "sl": 0.68488,
                      *         "tp": 0.63168,
                      *         "price_current": 0.66948,
-                     *         "swap": 0,
+                     *         "swap": -0.02,
                      *         "profit": -9.1,
                      *         "symbol": "AUDUSD",
                      *         "comment": "",
@@ -4195,11 +4215,11 @@ export interface operations {
                      * @example {
                      *       "retcode": 0,
                      *       "balance": 10000,
-                     *       "equity": 9981.97,
-                     *       "profit": -18.03,
-                     *       "margin": 1095.14,
-                     *       "margin_free": 8886.83,
-                     *       "margin_level": 911.4788976751829,
+                     *       "equity": 9981.93,
+                     *       "profit": -18.07,
+                     *       "margin": 1074.04,
+                     *       "margin_free": 8907.89,
+                     *       "margin_level": 929.3815872779413,
                      *       "comment": "Done",
                      *       "request": {
                      *         "action": 1,
@@ -4453,6 +4473,35 @@ export interface operations {
             };
             /** @description Too Many Event Clients (/errors/too-many-event-clients); or Terminal Unavailable (/errors/terminal-unavailable) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": unknown;
+                };
+            };
+            /** @description Internal Server Error (/errors/internal) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
