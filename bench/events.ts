@@ -3,9 +3,13 @@
 // The server runs in this process (node:http, or TRADEAPI_HTTP=uws), with a probe on the terminal
 // that stamps when each tick left the terminal layer (its copy_ticks_from chunk arrived); the
 // clients run in a child process (so they do not share a thread or a core's accounting with the
-// server), parse every event with eventsource-parser, and stamp its arrival. Reported: events per
-// second delivered, latency terminal layer -> client (p50/p99/max, over every tick event of the
-// first 50 clients), gaps (drops), server CPU (this process) and RSS.
+// server). Two of them: the load (N - 50 clients, which count events and parse only gaps) and the
+// probe (50 clients, connected LAST, so at the end of the server's fan-out loop: the worst place),
+// which parse every event (eventsource-parser, JSON.parse) and stamp its arrival; so that the
+// load's own parsing of ~1 000 streams does not delay the stamps. Reported: events per second
+// delivered, latency terminal layer -> client (p50/p99/max over every tick event of the probe),
+// gaps (drops), server CPU (this process; also per event delivered, which a loaded machine
+// distorts less than latency) and RSS.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +29,9 @@ import { latency } from './load.js';
 
 const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'USDCAD', 'AUDUSD', 'EURJPY', 'XAUUSD', 'BTCUSD', 'ETHUSD', 'NZDUSD', 'EURGBP'];
 const SAMPLED_CLIENTS = 50;
+const USAGE = `usage: node dist/bench/events.js [--clients N (1000)] [--symbols S (10, at most 12)] [--seconds T (20)] [--poll-ms P (100)] [--ws]
+  N clients (SSE on GET /events, or WebSocket on /ws with --ws) on the same S symbols of the simulator;
+  the server in this process (TRADEAPI_HTTP=uws for uWebSockets.js), the clients in a child process.`;
 /** A wall-clock instant with sub-millisecond resolution, comparable across processes. */
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -48,20 +55,26 @@ interface ClientReport {
 const keyOf = (symbol: string, timeMsc: number, bid: number, ask: number): string => `${symbol}|${timeMsc}|${bid}|${ask}`;
 
 /** Child side: open the clients, count for `seconds` after `warmup`, print a report. */
-async function clients(port: number, n: number, symbols: string, warmupS: number, seconds: number, ws: boolean): Promise<void> {
+async function clients(port: number, n: number, symbols: string, seconds: number, ws: boolean, probe: boolean): Promise<void> {
   const report: ClientReport = { connected: 0, refused: 0, events: 0, gaps: 0, dropped: 0, samples: [], cpuPct: 0 };
   let counting = false;
+  const sampled = (_i: number): boolean => probe;
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const requests: Array<{ destroy(): void }> = [];
+  const tickPrefix = Buffer.from('{"event":"tick"');
   const onWsMessage = (i: number, data: Buffer): void => {
     if (!counting) return;
+    if (!sampled(i) && data.subarray(0, tickPrefix.length).equals(tickPrefix)) {
+      report.events++;
+      return;
+    }
     const m = JSON.parse(data.toString('utf8')) as { event: string; data?: { symbol: string; time_msc: number; bid: number; ask: number; dropped?: number } };
     if (m.event !== 'tick' && m.event !== 'gap' && m.event !== 'book') return;
     report.events++;
     if (m.event === 'gap') {
       report.gaps++;
       report.dropped += m.data?.dropped ?? 0;
-    } else if (m.event === 'tick' && i < SAMPLED_CLIENTS && m.data) report.samples.push([keyOf(m.data.symbol, m.data.time_msc, m.data.bid, m.data.ask), now()]);
+    } else if (m.event === 'tick' && m.data) report.samples.push([keyOf(m.data.symbol, m.data.time_msc, m.data.bid, m.data.ask), now()]);
   };
   if (ws) {
     await Promise.all(
@@ -100,7 +113,7 @@ async function clients(port: number, n: number, symbols: string, warmupS: number
               if (e.event === 'gap') {
                 report.gaps++;
                 report.dropped += (JSON.parse(e.data) as { dropped?: number }).dropped ?? 0;
-              } else if (e.event === 'tick' && i < SAMPLED_CLIENTS) {
+              } else if (e.event === 'tick' && sampled(i)) {
                 const t = JSON.parse(e.data) as { symbol: string; time_msc: number; bid: number; ask: number };
                 report.samples.push([keyOf(t.symbol, t.time_msc, t.bid, t.ask), now()]);
               }
@@ -118,8 +131,12 @@ async function clients(port: number, n: number, symbols: string, warmupS: number
       }),
     ),
   );
-  process.stderr.write(`clients: ${report.connected} connected, ${report.refused} refused\n`);
-  await new Promise((r) => setTimeout(r, warmupS * 1000));
+  process.stderr.write(`${probe ? 'probe' : 'load'} clients: ${report.connected} connected, ${report.refused} refused\n`);
+  // Connected: the parent says when to count (once both children are connected and warmed up).
+  await new Promise<void>((resolve) => {
+    process.once('message', () => resolve());
+    process.send?.({ ready: true });
+  });
   counting = true;
   process.send?.({ started: now() });
   const cpu0 = process.cpuUsage();
@@ -160,6 +177,10 @@ function probed(terminal: Terminal, left: Map<string, number>): Terminal {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   const n = arg('clients', 1000);
   const s = arg('symbols', 10);
   const seconds = arg('seconds', 20);
@@ -181,9 +202,11 @@ async function main(): Promise<void> {
   const adapter = pickAdapter(config.http).adapter;
   const server = await startServer({ terminal: probed(sim, left), config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('error') });
   console.log(`== events fan-out: ${n} ${ws ? 'WebSocket' : 'SSE'} clients x ${s} symbols (${symbols}), poll ${pollMs} ms, adapter ${adapter.name}, ${seconds} s ==`);
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(n), symbols, '3', String(seconds), ws ? '1' : '0'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const probeN = Math.min(n, SAMPLED_CLIENTS);
+  const spawnClients = (count: number, probe: boolean) =>
+    spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(count), symbols, String(seconds), ws ? '1' : '0', probe ? '1' : '0'], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
   let cpu0 = process.cpuUsage();
   let t0 = now();
   let rssPeak = 0;
@@ -197,16 +220,39 @@ async function main(): Promise<void> {
     polled = Math.max(polled, st.tickSymbols);
     queuePeak = Math.max(queuePeak, st.peakQueuedBytes);
   }, 250);
-  const report = await new Promise<ClientReport>((resolve, reject) => {
-    child.on('message', (m: ClientReport | { started: number }) => {
-      if ('started' in m) {
-        cpu0 = process.cpuUsage();
-        t0 = now();
-        rssPeak = process.memoryUsage().rss;
-      } else resolve(m);
+  /** Runs a child to its report; `connected` resolves once its clients are all connected. */
+  const run = (child: ReturnType<typeof spawn>) => {
+    let onConnected!: () => void;
+    const connected = new Promise<void>((r) => (onConnected = r));
+    const report = new Promise<ClientReport>((resolve, reject) => {
+      child.on('message', (m: ClientReport | { started: number } | { ready: true }) => {
+        if ('ready' in m) onConnected();
+        else if (!('started' in m)) resolve(m);
+      });
+      child.on('exit', (code) => reject(new Error(`clients exited with ${code}`)));
     });
-    child.on('exit', (code) => reject(new Error(`clients exited with ${code}`)));
-  });
+    return { child, connected, report };
+  };
+  const load = n > probeN ? run(spawnClients(n - probeN, false)) : undefined;
+  await load?.connected;
+  const probe = run(spawnClients(probeN, true));
+  await probe.connected;
+  await new Promise((r) => setTimeout(r, 3_000)); // warm-up
+  cpu0 = process.cpuUsage();
+  t0 = now();
+  rssPeak = process.memoryUsage().rss;
+  load?.child.send('go');
+  probe.child.send('go');
+  const [loadReport, probeReport] = await Promise.all([load?.report, probe.report]);
+  const report: ClientReport = {
+    connected: probeReport.connected + (loadReport?.connected ?? 0),
+    refused: probeReport.refused + (loadReport?.refused ?? 0),
+    events: probeReport.events + (loadReport?.events ?? 0),
+    gaps: probeReport.gaps + (loadReport?.gaps ?? 0),
+    dropped: probeReport.dropped + (loadReport?.dropped ?? 0),
+    samples: probeReport.samples,
+    cpuPct: probeReport.cpuPct + (loadReport?.cpuPct ?? 0),
+  };
   const elapsed = (now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
@@ -220,9 +266,10 @@ async function main(): Promise<void> {
   const l = latency(lat);
   console.log(`clients connected ${report.connected}, refused ${report.refused}; server held ${streams} streams and polled ${polled} symbols`);
   console.log(`events delivered: ${report.events} in ${elapsed.toFixed(1)} s = ${Math.round(report.events / elapsed)} events/s`);
-  console.log(`latency terminal layer -> client (${lat.length} events of ${Math.min(n, SAMPLED_CLIENTS)} clients): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms${unmatched ? ` (${unmatched} unmatched)` : ''}`);
-  console.log(`client process CPU ${report.cpuPct} % of a core (parsing every event)`);
-  console.log(`gaps ${report.gaps}, dropped ${report.dropped}; server CPU ${(((cpu.user + cpu.system) / 1e6 / elapsed) * 100).toFixed(0)} % of a core; RSS peak ${Math.round(rssPeak / 2 ** 20)} MiB; largest client queue ${queuePeak} bytes`);
+  console.log(`latency terminal layer -> client (${lat.length} events of the ${probeN} probe clients, connected last): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms${unmatched ? ` (${unmatched} unmatched)` : ''}`);
+  console.log(`client processes CPU ${report.cpuPct} % of a core`);
+  const cpuUs = cpu.user + cpu.system;
+  console.log(`gaps ${report.gaps}, dropped ${report.dropped}; server CPU ${((cpuUs / 1e6 / elapsed) * 100).toFixed(0)} % of a core = ${(cpuUs / Math.max(1, report.events)).toFixed(2)} µs per event delivered; RSS peak ${Math.round(rssPeak / 2 ** 20)} MiB; largest client queue ${queuePeak} bytes`);
   await server.close(1000);
   await sim.close();
 }
@@ -230,8 +277,8 @@ async function main(): Promise<void> {
 if (isMain(import.meta.url)) {
   const role = process.argv.indexOf('--role-clients');
   if (role >= 0) {
-    const [port, n, symbols, warmup, seconds, ws] = process.argv.slice(role + 1);
-    await clients(Number(port), Number(n), symbols as string, Number(warmup), Number(seconds), ws === '1');
+    const [port, n, symbols, seconds, ws, probe] = process.argv.slice(role + 1);
+    await clients(Number(port), Number(n), symbols as string, Number(seconds), ws === '1', probe === '1');
     process.exit(0);
   } else {
     await main();

@@ -105,6 +105,8 @@ export interface EventSettings {
   readonly catchupMs: number;
   /** TRADEAPI_EVENTS_CATCHUP_TICKS: ticks per symbol a reconnect is caught up with, at most. */
   readonly catchupTicks: number;
+  /** TRADEAPI_EVENTS_AUTH_TIMEOUT_MS: a WebSocket opened without a key must send {"op":"auth"} within this. */
+  readonly authTimeoutMs: number;
 }
 
 /** A configuration value the service refuses; the message names the variable and the value. */
@@ -149,6 +151,7 @@ export const DEFAULTS = {
   eventsQueueBytes: 256 * 1024,
   eventsCatchupMs: 5 * 60_000,
   eventsCatchupTicks: 10_000,
+  eventsAuthTimeoutMs: 5_000,
 } as const;
 
 /** The fixed route prefix of the read-only mode. */
@@ -224,6 +227,7 @@ function parseEventSettings(env: Env): EventSettings {
     queueBytes,
     catchupMs: parseMs(env, 'TRADEAPI_EVENTS_CATCHUP_MS', DEFAULTS.eventsCatchupMs),
     catchupTicks: int('TRADEAPI_EVENTS_CATCHUP_TICKS', DEFAULTS.eventsCatchupTicks),
+    authTimeoutMs: parseMs(env, 'TRADEAPI_EVENTS_AUTH_TIMEOUT_MS', DEFAULTS.eventsAuthTimeoutMs),
   };
 }
 

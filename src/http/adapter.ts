@@ -48,8 +48,13 @@ export interface HttpResponse {
 export interface WebSocketConnection {
   /** Bytes handed to send() that the socket has not taken yet (the transport's backpressure). */
   bufferedAmount(): number;
-  /** A text frame for a string, a binary frame for bytes. Ignored once closed. */
-  send(data: string | Uint8Array): void;
+  /**
+   * A text frame for a string, a binary frame for bytes, unless `text` says otherwise (bytes that
+   * are UTF-8 text: one encoding shared by every client). Ignored once closed.
+   */
+  send(data: string | Uint8Array, text?: boolean): void;
+  /** Runs `fn`, whose sends leave in as few socket writes as the transport can make (one, usually). */
+  cork(fn: () => void): void;
   /** The closing handshake with this code and reason (at most 123 bytes of UTF-8). */
   end(code: number, reason: string): void;
   /** Drops the connection without a closing handshake (a client that reads nothing). */

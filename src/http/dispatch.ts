@@ -52,8 +52,6 @@ export interface DispatcherOptions {
 }
 
 const encoder = new TextEncoder();
-/** A WebSocket opened without X-API-Key must send {"op":"auth"} within this. */
-export const WS_AUTH_TIMEOUT_MS = 5_000;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function createDispatcher(opts: DispatcherOptions): RequestHandler {
@@ -237,7 +235,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             sendTimeoutMs,
             readOnly: services.config.readOnly !== undefined,
             authBy: authByMessage ? keyCheck : undefined,
-            authTimeoutMs: WS_AUTH_TIMEOUT_MS,
+            authTimeoutMs: services.config.events.authTimeoutMs,
             instance: req.path,
           });
           res.onAborted(() => session.abandon());

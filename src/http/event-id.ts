@@ -9,7 +9,8 @@
 import { validationError } from './problem.js';
 import type { TickCursor } from '../terminal/tick-feed.js';
 
-const MAX_ID_CHARS = 4096;
+/** Longest Last-Event-ID taken (a stream of TRADEAPI_EVENTS_MAX_SYMBOLS symbols has far shorter ids). */
+export const MAX_EVENT_ID_CHARS = 4096;
 
 export function formatEventId(cursors: readonly TickCursor[]): string {
   const first = cursors[0];
@@ -29,7 +30,7 @@ const NEXT = /^(-?\d{1,16})-(-1|\d{1,9})$/;
 export function parseEventId(raw: string, symbols: readonly string[]): TickCursor[] {
   const bad = (why: string) =>
     validationError(`header 'Last-Event-ID' ${why}; it must be the id of an event of a stream of the same symbols (${symbols.join(',')}), in the same order`);
-  if (raw.length > MAX_ID_CHARS) throw bad(`is longer than ${MAX_ID_CHARS} characters`);
+  if (raw.length > MAX_EVENT_ID_CHARS) throw bad(`is longer than ${MAX_EVENT_ID_CHARS} characters`);
   const parts = raw.trim().split(',');
   if (parts.length !== symbols.length) throw bad(`names ${parts.length} position(s) for ${symbols.length} symbol(s)`);
   const cursors: TickCursor[] = [];

@@ -10,13 +10,19 @@
 // between history and live has neither a duplicate nor a hole. What the window or the cap leaves
 // out is announced by a `gap` event naming the symbol and the span (a client can fetch it from
 // /ticks/range).
+//
+// Fan-out: a live delivery (one poll's ticks of the stream's symbols) is encoded ONCE into one
+// buffer for every stream that starts it from the same position (the same event id) - the usual
+// case, since clients on the same symbols advance in step - and each stream queues that shared
+// buffer in one write. A stream in another position (still converging after a resume) gets its
+// own encoding of the same delivery.
 import { TickColumns, type Tick } from '../terminal/records.js';
 import { constants } from '../terminal/constants.js';
 import type { BookFeed, BookUpdate } from '../terminal/book-feed.js';
 import { chunkTicks, type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { formatEventId, isAfter } from './event-id.js';
-import type { CloseReason, SseStream } from './sse.js';
+import { frameText, type CloseReason, type SseStream } from './sse.js';
 
 export type EventKind = 'tick' | 'book';
 
@@ -52,10 +58,37 @@ export function tickJson(symbol: string, tick: Tick): string {
   return json;
 }
 
+/** A delivery encoded for streams starting at one position: the events, and where they leave the stream. */
+interface EncodedDelivery {
+  readonly bytes: Uint8Array;
+  /** Where each event ends in `bytes`. */
+  readonly ends: readonly number[];
+  readonly sent: readonly TickCursor[];
+  readonly id: string;
+}
+
+/** Per delivery (the feed hands every stream on the same symbols the same array), per starting event id. */
+const encodedDeliveries = new WeakMap<readonly FeedTick[], Map<string, EncodedDelivery>>();
+
+/** Made once per depth update however many streams send it (the feed hands all the same object). */
+const encodedBooks = new WeakMap<BookUpdate, Uint8Array>();
+
+/** Character offsets into `text` as UTF-8 byte offsets. */
+function utf8Ends(text: string, ends: readonly number[]): number[] {
+  let from = 0;
+  let bytes = 0;
+  return ends.map((end) => {
+    bytes += Buffer.byteLength(text.slice(from, end), 'utf8');
+    from = end;
+    return bytes;
+  });
+}
+
 export class EventSession {
   private sse: SseStream | undefined;
-  /** Last position sent per symbol, in request order (the event id). */
-  private readonly sent: TickCursor[];
+  /** Last position sent per symbol, in request order, and as an event id. */
+  private sent: TickCursor[];
+  private id: string;
   private readonly index = new Map<string, number>();
   /** Live ticks that arrived before the catch-up was sent (undefined: live). */
   private pending: FeedTick[] | undefined;
@@ -76,6 +109,7 @@ export class EventSession {
       // terminal, or made up): start from live, or the stream would stay silent until then.
       return resume && live && !isAfter(resume, live) ? resume : live;
     });
+    this.id = formatEventId(this.sent);
     if (request.resumeFrom && ticks) this.pending = [];
   }
 
@@ -122,14 +156,34 @@ export class EventSession {
       return;
     }
     if (!this.sse) return;
-    for (const t of ticks) {
-      const event = this.advance(t.symbol, t.tick, t.seq);
-      if (event) this.sse.push(event);
+    let byStart = encodedDeliveries.get(ticks);
+    if (!byStart) encodedDeliveries.set(ticks, (byStart = new Map()));
+    let encoded = byStart.get(this.id);
+    if (encoded) {
+      this.sent = encoded.sent.slice();
+      this.id = encoded.id;
+    } else {
+      const start = this.id;
+      let text = '';
+      const ends: number[] = [];
+      for (const t of ticks) {
+        const event = this.advance(t.symbol, t.tick, t.seq);
+        if (!event) continue;
+        text += frameText(event);
+        ends.push(text.length); // (ASCII but for exotic symbol names: fixed below if not)
+      }
+      const bytes = Buffer.from(text, 'utf8');
+      encoded = { bytes, ends: bytes.byteLength === text.length ? ends : utf8Ends(text, ends), sent: this.sent.slice(), id: this.id };
+      byStart.set(start, encoded);
     }
+    if (encoded.ends.length > 0) this.sse.pushEncoded(encoded.bytes, encoded.ends);
   }
 
   private onBook(update: BookUpdate): void {
-    this.sse?.push({ event: 'book', data: JSON.stringify(update) });
+    if (!this.sse) return;
+    let bytes = encodedBooks.get(update);
+    if (!bytes) encodedBooks.set(update, (bytes = Buffer.from(frameText({ event: 'book', data: JSON.stringify(update) }), 'utf8')));
+    this.sse.pushEncoded(bytes, [bytes.byteLength]);
   }
 
   /** The event for a tick after the symbol's last position, or undefined for one already sent. */
@@ -139,7 +193,8 @@ export class EventSession {
     const at = { time_msc: tick.time_msc, seq };
     if (!isAfter(at, this.sent[i] as TickCursor)) return undefined;
     this.sent[i] = at;
-    return { event: 'tick', id: formatEventId(this.sent), data: tickJson(symbol, tick) };
+    this.id = formatEventId(this.sent);
+    return { event: 'tick', id: this.id, data: tickJson(symbol, tick) };
   }
 
   /**

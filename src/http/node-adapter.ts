@@ -260,10 +260,24 @@ function attach(ws: WebSocket, open: (connection: WebSocketConnection) => WebSoc
   const written = (): void => {
     if (ws.bufferedAmount === 0) listener?.drain();
   };
+  // ws has no cork of its own: its socket's (each send corks it too, and node's cork nests).
+  const socket = (ws as unknown as { _socket?: { cork?: () => void; uncork?: () => void } })._socket;
   listener = open({
     bufferedAmount: () => ws.bufferedAmount,
-    send: (data) => {
-      if (ws.readyState === ws.OPEN) ws.send(data, written);
+    send: (data, text = typeof data === 'string') => {
+      if (ws.readyState === ws.OPEN) ws.send(data, { binary: !text }, written);
+    },
+    cork: (fn) => {
+      if (typeof socket?.cork !== 'function' || typeof socket.uncork !== 'function') {
+        fn();
+        return;
+      }
+      socket.cork();
+      try {
+        fn();
+      } finally {
+        socket.uncork();
+      }
     },
     end: (code, reason) => ws.close(code, reason),
     terminate: () => ws.terminate(),

@@ -122,7 +122,17 @@ function operation(route: Route, options: OpenApiOptions, example: unknown): Jso
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: route.summary,
     tags: route.tags,
-    parameters: [...parameters('path', route.params), ...parameters('query', route.query)],
+    parameters: [
+      ...parameters('path', route.params),
+      ...parameters('query', route.query),
+      ...route.headers.map((h) => ({
+        name: h.name,
+        in: 'header',
+        required: false,
+        description: h.description,
+        schema: { type: 'string', maxLength: h.maxLength, ...(h.example === undefined ? {} : { examples: [h.example] }) },
+      })),
+    ],
     responses,
   };
   if (route.description) op.description = route.description;

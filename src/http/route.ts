@@ -69,6 +69,14 @@ export interface ResponseSpec {
   readonly contentType?: string;
 }
 
+/** An optional request header a route reads, documented as an OpenAPI header parameter. */
+export interface HeaderParam {
+  readonly name: string;
+  readonly description: string;
+  readonly maxLength: number;
+  readonly example?: string;
+}
+
 export interface RouteSpec<Q extends TProperties, P extends TProperties, B extends TSchema> {
   readonly method: 'GET' | 'POST';
   /** Path below the prefix, params in braces: /symbols/{symbol}. */
@@ -92,6 +100,8 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly hidden?: boolean;
   readonly query?: Q;
   readonly params?: P;
+  /** Request headers the handler reads (for OpenAPI; the handler validates them itself). */
+  readonly headers?: readonly HeaderParam[];
   readonly body?: B;
   readonly response: ResponseSpec;
   /** Problems this route can answer beyond the common ones, for OpenAPI. */
@@ -113,6 +123,7 @@ export interface Route {
   readonly hidden: boolean;
   readonly query: TObject;
   readonly params: TObject;
+  readonly headers: readonly HeaderParam[];
   readonly body: TSchema | undefined;
   readonly response: ResponseSpec;
   readonly formats: readonly Format[];
@@ -141,6 +152,7 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
     hidden: spec.hidden ?? false,
     query: Type.Object(queryProps),
     params: Type.Object(spec.params ?? {}),
+    headers: spec.headers ?? [],
     body: spec.body,
     response: spec.response,
     formats,

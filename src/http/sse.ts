@@ -8,7 +8,12 @@
 // {"reason":"slow-consumer","dropped":N}) takes the hole's place, and delivery resumes. A client
 // that takes nothing at all for the send timeout is disconnected. So a client holds at most
 // about twice `queueBytes` (the queue and the write in flight).
+//
+// Fan-out cost: a poll's ticks reach a stream as ONE pre-encoded buffer (pushEncoded), the same
+// buffer for every client in the same state (event-session.ts), written in one write; heartbeats
+// and the send timeout are checked by one shared interval (sweeper.ts), not timers per client.
 import type { HttpResponse } from './adapter.js';
+import { sweeper, type Sweepable } from './sweeper.js';
 
 export interface SseOptions {
   /** Most bytes of events waiting for one client. */
@@ -30,12 +35,19 @@ export type CloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'e
 
 const encoder = new TextEncoder();
 
-/** The wire form of an event; `data` must hold no line break (JSON.stringify output never does). */
-export function frame(e: SseEvent): Uint8Array {
-  return encoder.encode(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${e.data}\n\n`);
+/** The wire form of an event as text; `data` must hold no line break (JSON.stringify output never does). */
+export function frameText(e: SseEvent): string {
+  return `${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${e.data}\n\n`;
 }
 
-export class SseStream {
+/** The wire form of an event. */
+export function frame(e: SseEvent): Uint8Array {
+  return encoder.encode(frameText(e));
+}
+
+const HEARTBEAT = encoder.encode(':\n\n');
+
+export class SseStream implements Sweepable {
   private queue: Uint8Array[] = [];
   private queuedBytes = 0;
   /** Events dropped since the queue overflowed; > 0: dropping until it has drained. */
@@ -45,7 +57,9 @@ export class SseStream {
   private endReason: CloseReason = 'ended';
   private done = false;
   private lastSent = Date.now();
-  private heartbeat: NodeJS.Timeout | undefined;
+  /** When the write in flight was handed to the transport (the send timeout runs from there). */
+  private writeStartedAt = 0;
+  private swept = false;
   /** Waiters for queue room (pushWait: catch-up replay must not drop). */
   private roomWaiters: Array<() => void> = [];
   private resolveClosed!: (reason: CloseReason) => void;
@@ -70,22 +84,54 @@ export class SseStream {
     this.res.writeHead(200, headers);
     // retry: how long an EventSource waits before reconnecting (then with Last-Event-ID).
     this.enqueue(encoder.encode(': connected\nretry: 1000\n\n'));
-    const every = Math.max(10, Math.min(this.options.heartbeatMs, 2_147_483_647));
-    this.heartbeat = setInterval(() => {
-      if (!this.writing && this.queue.length === 0 && Date.now() - this.lastSent >= every - 5) this.enqueue(encoder.encode(':\n\n'));
-    }, every);
+    if (!this.done) {
+      this.swept = true;
+      sweeper.add(this, Math.min(this.options.heartbeatMs, this.options.sendTimeoutMs) / 4);
+    }
+  }
+
+  /** The shared interval: a heartbeat after heartbeatMs of silence; the send timeout of a write in flight. */
+  sweep(now: number): void {
+    if (this.done) return;
+    if (this.writing) {
+      if (now - this.writeStartedAt >= this.options.sendTimeoutMs) {
+        // The pending write rejects once the response is aborted; pump() ends there.
+        this.finish('send-timeout');
+        this.res.abort();
+      }
+    } else if (this.queue.length === 0 && !this.ending && now - this.lastSent >= this.options.heartbeatMs - 5) {
+      this.enqueue(HEARTBEAT);
+    }
   }
 
   /** Queues a live event; false when it was dropped (the queue is full or still draining after an overflow). */
   push(e: SseEvent): boolean {
-    if (this.done || this.ending) return false;
     const bytes = frame(e);
-    if (this.dropped > 0 || this.queuedBytes + bytes.byteLength > this.options.queueBytes) {
-      this.dropped++;
+    return this.pushEncoded(bytes, [bytes.byteLength]);
+  }
+
+  /**
+   * Queues events already encoded into one buffer (possibly shared with other streams: it is never
+   * modified); `ends[i]` is where event i ends in it. As many whole events as fit are queued (as one
+   * piece, without a copy) and the rest dropped, exactly as if pushed one by one. False when any
+   * was dropped.
+   */
+  pushEncoded(bytes: Uint8Array, ends: readonly number[]): boolean {
+    if (this.done || this.ending || ends.length === 0) return false;
+    if (this.dropped > 0) {
+      this.dropped += ends.length;
       return false;
     }
-    this.enqueue(bytes);
-    return true;
+    const room = this.options.queueBytes - this.queuedBytes;
+    if (bytes.byteLength <= room) {
+      this.enqueue(bytes);
+      return true;
+    }
+    let fit = 0;
+    while (fit < ends.length && (ends[fit] as number) <= room) fit++;
+    if (fit > 0) this.enqueue(bytes.subarray(0, ends[fit - 1]));
+    this.dropped += ends.length - fit;
+    return false;
   }
 
   /** Queues an event, waiting for room instead of dropping (catch-up from history). False once closed. */
@@ -144,17 +190,8 @@ export class SseStream {
   }
 
   private write(chunk: Uint8Array): Promise<void> {
-    const written = this.res.write(chunk);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.finish('send-timeout');
-        this.res.abort();
-        reject(new Error('send timeout'));
-      }, this.options.sendTimeoutMs);
-    });
-    written.catch(() => undefined);
-    return Promise.race([written, timedOut]).finally(() => clearTimeout(timer));
+    this.writeStartedAt = Date.now();
+    return this.res.write(chunk);
   }
 
   private endNow(): void {
@@ -165,7 +202,7 @@ export class SseStream {
   private finish(reason: CloseReason): void {
     if (this.done) return;
     this.done = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.swept) sweeper.delete(this);
     this.queue = [];
     this.queuedBytes = 0;
     for (const wake of this.roomWaiters.splice(0)) wake();

@@ -83,6 +83,8 @@ interface WsUserData {
   readonly open: (connection: WebSocketConnection) => WebSocketListener;
   listener?: WebSocketListener | undefined;
   closed?: boolean;
+  /** Inside the connection's cork(): sends need no cork of their own. */
+  corked?: boolean;
 }
 interface UwsApp {
   any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
@@ -403,8 +405,24 @@ class UwsUpgradeResponse implements HttpResponse {
 function uwsConnection(ws: UwsWebSocket, data: WsUserData): WebSocketConnection {
   return {
     bufferedAmount: () => (data.closed ? 0 : ws.getBufferedAmount()),
-    send: (payload) => {
-      if (!data.closed) ws.cork(() => ws.send(payload, typeof payload !== 'string'));
+    send: (payload, text = typeof payload === 'string') => {
+      if (data.closed) return;
+      if (data.corked) ws.send(payload, !text);
+      else ws.cork(() => ws.send(payload, !text));
+    },
+    cork: (fn) => {
+      if (data.closed || data.corked) {
+        fn();
+        return;
+      }
+      ws.cork(() => {
+        data.corked = true;
+        try {
+          fn();
+        } finally {
+          data.corked = false;
+        }
+      });
     },
     end: (code, reason) => {
       if (!data.closed) ws.end(code, reason);

@@ -56,17 +56,26 @@ const MAX_PENDING_OPS = 16;
 /** After our close frame, how long the client has to answer before the connection is dropped. */
 const CLOSE_WAIT_MS = 1_000;
 
-/** Made once per tick however many clients send it (the feed hands every client the same Tick object). */
-const messageOfTick = new WeakMap<Tick, string>();
+/**
+ * Made once per tick however many clients send it (the feed hands every client the same Tick
+ * object): the UTF-8 bytes of the text frame's payload, one Buffer shared by every send.
+ */
+const messageOfTick = new WeakMap<Tick, Buffer>();
 
-function tickMessage(symbol: string, tick: Tick): string {
-  let text = messageOfTick.get(tick);
-  if (text === undefined) {
-    text = `{"event":"tick","data":${tickJson(symbol, tick)}}`;
-    messageOfTick.set(tick, text);
+function tickMessage(symbol: string, tick: Tick): Buffer {
+  let bytes = messageOfTick.get(tick);
+  if (bytes === undefined) {
+    bytes = Buffer.from(`{"event":"tick","data":${tickJson(symbol, tick)}}`, 'utf8');
+    messageOfTick.set(tick, bytes);
   }
-  return text;
+  return bytes;
 }
+
+/** Likewise per depth update (the book feed hands every listener the same object). */
+const messageOfBook = new WeakMap<BookUpdate, Buffer>();
+
+/** Arrow frames per delivery, for every client on the same symbols in the same position. */
+const arrowOfDelivery = new WeakMap<readonly FeedTick[], Uint8Array>();
 
 export class WsSession {
   /** Resolves once the connection is gone (or never came up), with why. */
@@ -271,29 +280,52 @@ export class WsSession {
 
   // --- events to the client --------------------------------------------------------------------
 
+  /** One delivery: all its frames leave in one socket write (the connection is corked meanwhile). */
   private onTicks(ticks: readonly FeedTick[]): void {
+    const conn = this.conn;
+    if (!conn || this.done || this.closing) return;
     const arrow = this.tickFormat === 'arrow';
     const fresh: FeedTick[] = [];
-    for (const t of ticks) {
-      const last = this.sent.get(t.symbol);
-      if (!last) continue; // not (or no longer) subscribed
-      const at = { time_msc: t.tick.time_msc, seq: t.seq };
-      if (!isAfter(at, last)) continue; // already sent through the subscription this one replaced
-      this.sent.set(t.symbol, at);
-      if (arrow) fresh.push(t);
-      else this.sendEvent(tickMessage(t.symbol, t.tick));
-    }
-    // Arrow: the whole delivery (one poll's ticks of this client's symbols) as one binary frame.
-    if (fresh.length > 0) this.sendEvent(liveTicksIpc(fresh), fresh.length);
+    let skipped = false;
+    conn.cork(() => {
+      for (const t of ticks) {
+        const last = this.sent.get(t.symbol);
+        const at = { time_msc: t.tick.time_msc, seq: t.seq };
+        // Not (or no longer) subscribed, or already sent through the subscription this one replaced.
+        if (!last || !isAfter(at, last)) {
+          skipped = true;
+          continue;
+        }
+        this.sent.set(t.symbol, at);
+        if (arrow) fresh.push(t);
+        else this.sendEvent(tickMessage(t.symbol, t.tick), 1, true);
+      }
+      // Arrow: the whole delivery (one poll's ticks of this client's symbols) as one binary frame,
+      // encoded once for every client that sends the whole delivery.
+      if (fresh.length === 0) return;
+      if (skipped) {
+        this.sendEvent(liveTicksIpc(fresh), fresh.length);
+        return;
+      }
+      let frame = arrowOfDelivery.get(ticks);
+      if (!frame) arrowOfDelivery.set(ticks, (frame = liveTicksIpc(fresh)));
+      this.sendEvent(frame, fresh.length);
+    });
   }
 
   private onBook(update: BookUpdate): void {
-    if (this.books.has(update.symbol)) this.sendEvent(`{"event":"book","data":${JSON.stringify(update)}}`);
+    if (!this.books.has(update.symbol)) return;
+    let bytes = messageOfBook.get(update);
+    if (!bytes) messageOfBook.set(update, (bytes = Buffer.from(`{"event":"book","data":${JSON.stringify(update)}}`, 'utf8')));
+    this.sendEvent(bytes, 1, true);
   }
 
-  /** A live event: dropped rather than buffered past the queue bound (see the top of this file). */
-  /** `count`: the ticks a frame holds (a gap counts ticks, whatever their format). */
-  private sendEvent(payload: string | Uint8Array, count = 1): void {
+  /**
+   * A live event: dropped rather than buffered past the queue bound (see the top of this file).
+   * `count`: the ticks a frame holds (a gap counts ticks, whatever their format); `text`: the bytes
+   * are a JSON text frame's UTF-8.
+   */
+  private sendEvent(payload: string | Uint8Array, count = 1, text = typeof payload === 'string'): void {
     const conn = this.conn;
     if (!conn || this.done || this.closing) return;
     const buffered = conn.bufferedAmount();
@@ -308,7 +340,7 @@ export class WsSession {
       }
       return;
     }
-    conn.send(payload);
+    conn.send(payload, text);
     const now = buffered + bytes;
     if (now > this.peakQueuedBytes) this.peakQueuedBytes = now;
   }

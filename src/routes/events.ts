@@ -2,7 +2,7 @@
 // answered as a problem before the stream starts; the stream itself is src/http/event-session.ts.
 import { Type } from '@sinclair/typebox';
 
-import { parseEventId } from '../http/event-id.js';
+import { MAX_EVENT_ID_CHARS, parseEventId } from '../http/event-id.js';
 import { EventSession, type EventKind } from '../http/event-session.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
@@ -22,7 +22,7 @@ Every tick event has an \`id\`: the position of every listed symbol, \`<time_msc
 
 At most TRADEAPI_MAX_EVENT_CLIENTS streams at once (503 + Retry-After beyond) and TRADEAPI_EVENTS_MAX_SYMBOLS symbols per stream.`;
 
-const wsDescription = `A WebSocket (RFC 6455) carrying the same live events as GET /events, for any set of symbols the client picks and changes as it goes. Open it with the handshake's \`X-API-Key\` header, or (browsers cannot set headers on a WebSocket) without it and send \`{"op":"auth","key":"…"}\` as the first message within 5 s: until then nothing else is served, and a wrong key, another message first or the deadline closes the connection (code 1008) after an \`error\` event. A refused upgrade is an ordinary HTTP answer with a problem body (401, 404, 429, 503 when TRADEAPI_MAX_EVENT_CLIENTS connections and event streams are open); a GET without the WebSocket handshake gets 426.
+const wsDescription = `A WebSocket (RFC 6455) carrying the same live events as GET /events, for any set of symbols the client picks and changes as it goes. Open it with the handshake's \`X-API-Key\` header, or (browsers cannot set headers on a WebSocket) without it and send \`{"op":"auth","key":"…"}\` as the first message within TRADEAPI_EVENTS_AUTH_TIMEOUT_MS (5 s): until then nothing else is served, and a wrong key, another message first or the deadline closes the connection (code 1008) after an \`error\` event. A refused upgrade is an ordinary HTTP answer with a problem body (401, 404, 429, 503 when TRADEAPI_MAX_EVENT_CLIENTS connections and event streams are open); a GET without the WebSocket handshake gets 426.
 
 Client messages (JSON text frames; \`id\`, a number or a string, is optional and echoed in the reply):
 - \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}\` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → \`{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}\`
@@ -48,6 +48,15 @@ export const eventRoutes: readonly Route[] = [
       symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
       kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
     },
+    headers: [
+      {
+        name: 'Last-Event-ID',
+        description:
+          'Resume: the id of the last event received (EventSource sends it when it reconnects). The ticks after it are sent first, from history (within TRADEAPI_EVENTS_CATCHUP_MS and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones. It must come from a stream of the same symbols in the same order (400 otherwise); empty: start live.',
+        maxLength: MAX_EVENT_ID_CHARS,
+        example: '1700000000123-0',
+      },
+    ],
     errors: ['symbolNotFound', 'notAcceptable', 'tooManyEventClients'],
     response: { kind: 'events', description: 'An event stream', contentType: EVENT_STREAM_MEDIA_TYPE },
     async handler({ terminal, events, config, query, header }) {

@@ -55,6 +55,8 @@ interface Poller {
 
 interface Subscriber {
   readonly symbols: readonly string[];
+  /** The symbol list as one string: subscribers with the same key share a delivery. */
+  readonly key: string;
   readonly listener: TickListener;
 }
 
@@ -93,7 +95,7 @@ export class TickFeed {
    */
   async subscribe(symbols: readonly string[], listener: TickListener): Promise<TickSubscription> {
     if (this.stopped) throw new TerminalError('unavailable', -1, 'the server is shutting down');
-    const subscriber: Subscriber = { symbols, listener };
+    const subscriber: Subscriber = { symbols, key: symbols.join('\u0000'), listener };
     const joined: Poller[] = [];
     let closed = false;
     const close = (): void => {
@@ -204,18 +206,39 @@ export class TickFeed {
     }
   }
 
+  /**
+   * Subscribers with the same symbol list (the usual case: many clients on the same symbols) get
+   * the SAME array, built and sorted once: a listener may key a cache on it (the SSE and WebSocket
+   * sessions encode a delivery once for all its clients). Listeners must not modify it.
+   */
   private deliver(fresh: ReadonlyMap<string, FeedTick[]>): void {
-    const subscribers = new Set<Subscriber>();
-    for (const symbol of fresh.keys()) for (const s of this.pollers.get(symbol)?.listeners ?? []) subscribers.add(s);
-    for (const subscriber of subscribers) {
-      const mine: FeedTick[] = [];
-      for (const symbol of subscriber.symbols) mine.push(...(fresh.get(symbol) ?? []));
-      // Stable: ties keep the subscriber's symbol order, and each symbol's own order.
-      mine.sort((a, b) => a.tick.time_msc - b.tick.time_msc);
-      try {
-        subscriber.listener(mine);
-      } catch {
-        // A listener's failure is its own; the others still get theirs.
+    const groups = new Map<string, { ticks: readonly FeedTick[]; subscribers: Subscriber[] }>();
+    const seen = new Set<Subscriber>();
+    for (const symbol of fresh.keys()) {
+      for (const s of this.pollers.get(symbol)?.listeners ?? []) {
+        if (seen.has(s)) continue;
+        seen.add(s);
+        let group = groups.get(s.key);
+        if (!group) {
+          const mine: FeedTick[] = [];
+          for (const sym of s.symbols) {
+            const rows = fresh.get(sym);
+            if (rows) for (const row of rows) mine.push(row);
+          }
+          // Stable: ties keep the subscriber's symbol order, and each symbol's own order.
+          mine.sort((a, b) => a.tick.time_msc - b.tick.time_msc);
+          groups.set(s.key, (group = { ticks: Object.freeze(mine), subscribers: [] }));
+        }
+        group.subscribers.push(s);
+      }
+    }
+    for (const { ticks, subscribers } of groups.values()) {
+      for (const subscriber of subscribers) {
+        try {
+          subscriber.listener(ticks);
+        } catch {
+          // A listener's failure is its own; the others still get theirs.
+        }
       }
     }
   }

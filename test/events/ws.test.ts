@@ -252,6 +252,16 @@ void forEachAdapter(t, async (t, adapter) => {
     t.match(silent.of('error')[0]?.problem?.detail, /within 5000 ms/);
   });
 
+  t.test('the auth deadline is TRADEAPI_EVENTS_AUTH_TIMEOUT_MS', async (t) => {
+    const srv = await serve(t, adapter, live, { ...env, TRADEAPI_SECRET_KEY: KEY, TRADEAPI_EVENTS_AUTH_TIMEOUT_MS: '300' });
+    const silent = await WsClient.open(wsUrl(srv));
+    const started = Date.now();
+    const closed = await silent.closed;
+    t.equal(closed.code, 1008, 'no auth message: closed');
+    t.ok(Date.now() - started < 4_000, `well before the default 5 s (${Date.now() - started} ms)`);
+    t.match(silent.of('error')[0]?.problem?.detail, /within 300 ms/);
+  });
+
   t.test('refusals are HTTP answers; a GET without the handshake is 426', async (t) => {
     const srv = await serve(t, adapter, live, { ...env, TRADEAPI_MAX_EVENT_CLIENTS: '1' });
     const plain = await srv.get('/ws');

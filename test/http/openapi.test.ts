@@ -52,6 +52,8 @@ await forEachAdapter(t, async (t, adapter) => {
       if (path === '/events') {
         t.same(Object.keys(content), ['text/event-stream'], '/events: an event stream only');
         t.ok(op.responses['503'] && op.responses['404'] && op.responses['406'], '/events: its refusals documented');
+        const lastEventId = op.parameters.find((p) => p.name === 'Last-Event-ID');
+        t.match(lastEventId, { in: 'header', required: false, schema: { type: 'string', maxLength: 4096 } }, '/events: Last-Event-ID is a header parameter');
         continue;
       }
       t.ok(content['application/json'] && content['application/parquet'], `${path}: json and parquet`);
