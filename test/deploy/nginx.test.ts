@@ -51,7 +51,7 @@ async function main(nginxBin: string): Promise<void> {
   const conf = path.join(dir, 'tradeapi');
   mkdirSync(conf);
   const src = path.join(root, 'deploy', 'nginx');
-  cpSync(path.join(src, 'tradeapi-proxy.conf'), path.join(conf, 'tradeapi-proxy.conf'));
+  for (const file of ['tradeapi-proxy.conf', 'tradeapi-upgrade.conf']) cpSync(path.join(src, file), path.join(conf, file));
   let map = readFileSync(path.join(src, 'tradeapi-accounts.conf'), 'utf8');
   map = replaceOnce(map, '127.0.0.1:8001;', `127.0.0.1:${gateways['1001']!.port};`, 'tradeapi-accounts.conf');
   map = replaceOnce(map, '127.0.0.1:8002;', `127.0.0.1:${gateways['1002']!.port};`, 'tradeapi-accounts.conf');
@@ -64,7 +64,11 @@ async function main(nginxBin: string): Promise<void> {
   writeFileSync(path.join(conf, 'tradeapi-site.conf'), site);
 
   const base = `https://127.0.0.1:${port}`;
-  await startNginx(t, nginxBin, dir, '  include tradeapi/tradeapi-site.conf;', port);
+  // The includes of deploy/nginx/tradeapi.conf for (a).
+  const includes = ['tradeapi-upgrade.conf', 'tradeapi-accounts.conf', 'tradeapi-site.conf'];
+  const entry = readFileSync(path.join(src, 'tradeapi.conf'), 'utf8');
+  for (const file of includes) if (!entry.includes(`include tradeapi/${file};`)) throw new Error(`deploy/nginx/tradeapi.conf does not include ${file}`);
+  await startNginx(t, nginxBin, dir, includes.map((f) => `  include tradeapi/${f};`).join('\n'), port);
   const fetchVia = (p: string, key?: string, headers: Record<string, string> = {}) => get(`${base}${p}`, { ...headers, ...(key ? { 'x-api-key': key } : {}) }, cert.pem);
 
   t.test('a request reaches its account\'s gateway, and only it', async (t) => {
