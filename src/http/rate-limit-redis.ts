@@ -50,6 +50,19 @@ export async function redisRateStore(url: string, limit: number, windowMs: numbe
   // Without a listener, ioredis prints every reconnection error to stderr itself.
   client.on('error', fail);
   client.on('ready', recover);
+  // Start-up waits for the first connection (at most the connect timeout), so that the first
+  // requests are already counted together; unreachable, the instance starts anyway (logged).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
+    client.once('ready', done);
+    client.once('error', done);
+    function done(): void {
+      clearTimeout(timer);
+      client.off('ready', done);
+      client.off('error', done);
+      resolve();
+    }
+  });
   const limiter = new RateLimiterRedis({
     storeClient: client,
     points: limit,

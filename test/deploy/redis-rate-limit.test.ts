@@ -14,7 +14,7 @@ import t, { type Test } from 'tap';
 
 import { ConfigError, loadConfig, redisLabel } from '../../src/config.js';
 import { RateLimiter, type RateDecision } from '../../src/http/rate-limit.js';
-import { REDIS_KEY_PREFIX, redisRateStore } from '../../src/http/rate-limit-redis.js';
+import { REDIS_COMMAND_TIMEOUT_MS, REDIS_KEY_PREFIX, redisRateStore } from '../../src/http/rate-limit-redis.js';
 import { createLogger } from '../../src/log.js';
 import { root } from '../helpers/cli.js';
 import { findTool, freePort, get, redisCommand, selfSignedCertificate, startGateway, startNginx, startRedis, tempDir } from '../helpers/deploy.js';
@@ -50,6 +50,20 @@ t.test('API_RATE_LIMIT_REDIS_URL: parsed, checked, never shown with its password
   t.equal(redisLabel('redis://host:6379'), 'redis://host:6379');
   // The full variant has no rate limit: the variable is not read there.
   t.equal(loadConfig({ API_RATE_LIMIT_REDIS_URL: 'nonsense' }).readOnly, undefined);
+});
+
+t.test('no Redis at the URL at start-up: the instance starts and counts on its own', async (t) => {
+  const { logger, lines } = capturingLogger();
+  const port = await freePort(); // nothing listens there
+  const started = Date.now();
+  const limiter = new RateLimiter(1, 60_000, await redisRateStore(`redis://:s3cret@127.0.0.1:${port}`, 1, 60_000, logger));
+  t.teardown(() => limiter.close());
+  t.ok(Date.now() - started < 2500, 'start-up is not held up past the connect timeout');
+  t.same([(await limiter.consume('x')).allowed, (await limiter.consume('x')).allowed], [true, false], 'limited by the local count');
+  const warnings = lines().filter((l) => l.level === 40);
+  t.equal(warnings.length, 1, 'one warning');
+  t.match(warnings[0]?.msg, new RegExp(`Redis redis://\\*\\*\\*@127\\.0\\.0\\.1:${port} is not answering \\(.*ECONNREFUSED`));
+  t.notMatch(JSON.stringify(lines()), /s3cret/, 'the password is in no log line');
 });
 
 const redisBin = findTool('redis-server');
@@ -127,6 +141,29 @@ async function withRedis(t: Test, bin: string): Promise<void> {
     // A fresh Redis (no persistence): the shared count starts again, and is shared.
     const after = [await a.consume('d'), await b.consume('d'), await a.consume('d'), await b.consume('d')];
     t.same(after.map((d) => d.allowed), [true, true, true, false], 'shared again');
+  });
+
+  t.test('a Redis that stops answering (SIGSTOP) costs at most the command timeout', async (t) => {
+    const { logger, lines } = capturingLogger();
+    const limiter = new RateLimiter(2, 60_000, await redisRateStore(redis.url, 2, 60_000, logger));
+    t.teardown(() => limiter.close());
+    t.equal((await limiter.consume('e')).headers['ratelimit-remaining'], '1', 'counted in Redis');
+    process.kill(redis.process.pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      const hung = await limiter.consume('e');
+      const took = Date.now() - started;
+      t.equal(hung.allowed, true, 'answered from the local count');
+      t.equal(hung.headers['ratelimit-remaining'], '1', "the local count's own");
+      t.ok(took >= REDIS_COMMAND_TIMEOUT_MS - 50 && took < REDIS_COMMAND_TIMEOUT_MS + 1000, `after the command timeout (${took} ms)`);
+      t.match(lines().find((l) => l.level === 40)?.msg, /not answering \(Command timed out\)/);
+    } finally {
+      process.kill(redis.process.pid, 'SIGCONT');
+    }
+    await sleep(100);
+    const back = await limiter.consume('e');
+    t.equal(back.headers['ratelimit-remaining'], '0', 'the shared count again, where it was');
+    t.ok(lines().some((l) => /answers again/.test(l.msg)), 'the recovery is logged');
   });
 
   const nginx = findTool('nginx');
