@@ -6,6 +6,7 @@
 // an unknown account is a 404, a big Parquet pull comes through byte for byte and unbuffered
 // (a client that stops reading holds the gateway back), SSE events arrive promptly, the WebSocket
 // upgrade passes.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -70,6 +71,18 @@ async function main(nginxBin: string): Promise<void> {
   for (const file of includes) if (!entry.includes(`include tradeapi/${file};`)) throw new Error(`deploy/nginx/tradeapi.conf does not include ${file}`);
   await startNginx(t, nginxBin, dir, includes.map((f) => `  include tradeapi/${f};`).join('\n'), port);
   const fetchVia = (p: string, key?: string, headers: Record<string, string> = {}) => get(`${base}${p}`, { ...headers, ...(key ? { 'x-api-key': key } : {}) }, cert.pem);
+
+  t.test('deploy/nginx/tradeapi.conf as a whole (both set-ups) passes nginx -t', async (t) => {
+    const whole = path.join(dir, 'whole');
+    mkdirSync(path.join(whole, 'tradeapi'), { recursive: true });
+    for (const file of readdirSync(src).filter((f) => f.endsWith('.conf'))) {
+      const text = readFileSync(path.join(src, file), 'utf8').replaceAll('/etc/nginx/tradeapi/tls/tradeapi.crt', cert.cert).replaceAll('/etc/nginx/tradeapi/tls/tradeapi.key', cert.key);
+      writeFileSync(path.join(whole, 'tradeapi', file), text);
+    }
+    writeFileSync(path.join(whole, 'nginx.conf'), `pid ${whole}/nginx.pid;\nerror_log ${whole}/error.log;\nevents {}\nhttp {\n  include tradeapi/tradeapi.conf;\n}\n`);
+    const r = spawnSync(nginxBin, ['-t', '-c', path.join(whole, 'nginx.conf'), '-p', whole], { encoding: 'utf8' });
+    t.equal(r.status, 0, `nginx -t: ${r.stderr.trim().split('\n').pop() ?? ''}`);
+  });
 
   t.test('a request reaches its account\'s gateway, and only it', async (t) => {
     for (const [id, key] of Object.entries(accounts)) {
