@@ -1,7 +1,7 @@
 // `tradeapi serve [--host H] [--port P] [--read-only]`, `tradeapi export …` (src/export/) and `tradeapi --help`.
 import { parseArgs } from 'node:util';
 
-import { ConfigError, ignoredInReadOnly, loadConfig, type Config } from './config.js';
+import { ConfigError, ignoredInReadOnly, loadConfig, redisLabel, type Config } from './config.js';
 import { AdapterUnavailableError, pickAdapter } from './http/adapters.js';
 import { createLogger, exitProcess, type Logger } from './log.js';
 import { packageVersion } from './version.js';
@@ -158,7 +158,14 @@ export async function main(argv: readonly string[]): Promise<void> {
       terminal: config.terminal,
       serverTz: config.serverTz?.name ?? null,
       mode: ro ? 'read-only' : 'full',
-      ...(ro ? { rateLimitPerMinute: ro.rateLimit, corsOrigins: ro.corsOrigins, trustProxy: ro.trustProxy } : {}),
+      ...(ro
+        ? {
+            rateLimitPerMinute: ro.rateLimit,
+            rateLimitStore: ro.rateLimitRedisUrl === undefined ? 'memory' : redisLabel(ro.rateLimitRedisUrl),
+            corsOrigins: ro.corsOrigins,
+            trustProxy: ro.trustProxy,
+          }
+        : {}),
     },
     `tradeapi serving${ro ? ' read-only' : ''} with ${server.adapter} on http://${config.host}:${server.port}${config.routerPrefix}/`,
   );

@@ -64,6 +64,12 @@ export interface ReadOnlySettings {
   readonly corsOrigins: '*' | readonly string[];
   /** API_TRUST_PROXY: reverse-proxy hops whose X-Forwarded-For entries are trusted; 0 = use the socket address. */
   readonly trustProxy: number;
+  /**
+   * API_RATE_LIMIT_REDIS_URL: redis[s]://[user:password@]host[:port][/db] of a Redis that several
+   * instances share the count in; unset = each instance counts in its own memory. May hold a
+   * password: never logged (see redisLabel).
+   */
+  readonly rateLimitRedisUrl: string | undefined;
 }
 
 /**
@@ -280,6 +286,7 @@ function loadReadOnlyConfig(env: Env, common: ProcessSettings): Config {
       rateLimit: parsePositiveInt('API_RATE_LIMIT', env.API_RATE_LIMIT, DEFAULTS.rateLimit),
       corsOrigins: parseCorsOrigins(env.API_CORS_ORIGINS),
       trustProxy: parseTrustProxy(env.API_TRUST_PROXY),
+      rateLimitRedisUrl: parseRedisUrl(env.API_RATE_LIMIT_REDIS_URL),
     },
   };
 }
@@ -326,6 +333,48 @@ export function parseCorsOrigins(raw: string | undefined): '*' | readonly string
     origins.add(url.origin);
   }
   return [...origins];
+}
+
+function parseRedisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  // The value may hold a password: the message shows it only with the credentials masked.
+  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new ConfigError(`API_RATE_LIMIT_REDIS_URL must be redis://[user:password@]host[:port][/db] (or rediss:// for TLS); got ${JSON.stringify(redisLabel(text))}`);
+  }
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d{1,2}$/.test(url.pathname)) {
+    throw new ConfigError(`API_RATE_LIMIT_REDIS_URL: the path selects a database and must be a number (e.g. /0); got ${JSON.stringify(redisLabel(text))}`);
+  }
+  return text;
+}
+
+/** A Redis URL fit for logs and messages: scheme, host, port and database, never the credentials. */
+export function redisLabel(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url !== undefined && (url.protocol === 'redis:' || url.protocol === 'rediss:')) {
+    // ioredis also reads options (a password among them) from the query string.
+    if (url.search !== '') url.search = '?***';
+    if (url.username !== '' || url.password !== '') {
+      url.username = '';
+      url.password = '';
+      return url.toString().replace('//', '//***@');
+    }
+    return url.toString();
+  }
+  // Not a Redis URL ('host:password@…' even parses as a URL of scheme 'host:'): with an '@' in it,
+  // part of it could be a password; show none of it.
+  return raw.includes('@') ? '***' : raw;
 }
 
 function parseTrustProxy(raw: string | undefined): number {

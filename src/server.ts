@@ -6,6 +6,7 @@ import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
 import { clientAddress } from './http/client-address.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.js';
+import { redisRateStore } from './http/rate-limit-redis.js';
 import { Router } from './http/router.js';
 import { EventHub, type EventStats } from './http/events.js';
 import { StreamGate } from './http/streams.js';
@@ -90,7 +91,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (readOnly.corsOrigins === '*') {
       logger.warn('API_CORS_ORIGINS=* lets any web page call this API from a browser (it still needs the key); restrict it to your origins for a public deployment');
     }
-    const limiter = new RateLimiter(readOnly.rateLimit, options.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
+    const windowMs = options.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS;
+    const shared = readOnly.rateLimitRedisUrl === undefined ? undefined : await redisRateStore(readOnly.rateLimitRedisUrl, readOnly.rateLimit, windowMs, logger);
+    const limiter = new RateLimiter(readOnly.rateLimit, windowMs, shared);
     rateLimit = { limiter, client: (req) => clientAddress(req, readOnly.trustProxy) };
   }
   const handler = createDispatcher({
@@ -105,6 +108,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const methods: string[] = [...new Set(router.routes.map((r) => r.method))];
   if (methods.includes('GET')) methods.push('HEAD'); // every GET route answers HEAD
+  // Not listening: the Redis connection (if any) must not keep the process alive.
   const listening = await adapter.listen(options.host ?? config.host, options.port ?? config.port, handler, {
     ...config.connections,
     methods,
@@ -117,6 +121,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // The session drops events once the queue bound is buffered; replies add little on top.
       maxBackpressureBytes: 2 * config.events.queueBytes + (1 << 20),
     },
+  }).catch(async (e: unknown) => {
+    await rateLimit?.limiter.close();
+    throw e;
   });
   return {
     port: listening.port,
@@ -131,6 +138,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // Their own request lines say 499; this says why.
       if (aborted > 0) logger.warn({ aborted, graceMs }, `shutdown: ${aborted} response(s) still in progress after the grace period were aborted`);
       await subscriptions.releaseAll();
+      await rateLimit?.limiter.close();
     },
   };
 }

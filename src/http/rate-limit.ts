@@ -1,7 +1,9 @@
 // Per-client request rate limit of the read-only mode (API_RATE_LIMIT requests per minute). The
-// counting is rate-limiter-flexible's in-memory fixed window: a client's window opens with its first
-// request and holds `limit` requests; the counter restarts when the window has passed.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// counting is rate-limiter-flexible's fixed window: a client's window opens with its first request
+// and holds `limit` requests; the counter restarts when the window has passed. The count lives in
+// this process's memory, or, with API_RATE_LIMIT_REDIS_URL, in a Redis that several instances
+// share (rate-limit-redis.ts), so that together they allow `limit`, not `limit` each.
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -16,24 +18,39 @@ export interface RateDecision {
   readonly resetSeconds: number;
 }
 
+/**
+ * A count kept outside the process (Redis). When it cannot answer (down, unreachable, too slow),
+ * the limiter counts in its own memory instead (see consume) and tells the store, which logs the
+ * outage once and the recovery once.
+ */
+export interface SharedRateStore {
+  readonly limiter: RateLimiterAbstract;
+  /** Where the count is kept, for logs (never credentials). */
+  readonly label: string;
+  failed(error: unknown): void;
+  succeeded(): void;
+  close(): Promise<void>;
+}
+
 export class RateLimiter {
-  private readonly limiter: RateLimiterMemory;
+  private readonly local: RateLimiterMemory;
 
   /** `limit` requests per `windowMs` per client key (the window is an option for tests only). */
   constructor(
     readonly limit: number,
     readonly windowMs: number = RATE_LIMIT_WINDOW_MS,
+    private readonly shared?: SharedRateStore,
   ) {
-    this.limiter = new RateLimiterMemory({ points: limit, duration: windowMs / 1000 });
+    this.local = new RateLimiterMemory({ points: limit, duration: windowMs / 1000 });
   }
 
   async consume(client: string): Promise<RateDecision> {
     let res: RateLimiterRes;
     let allowed = true;
     try {
-      res = await this.limiter.consume(client);
+      res = await this.count(client);
     } catch (e) {
-      // The memory store rejects with the counter state when over the limit, never with an Error.
+      // The stores reject with the counter state when over the limit; anything else is a fault.
       if (!(e instanceof RateLimiterRes)) throw e;
       res = e;
       allowed = false;
@@ -46,5 +63,33 @@ export class RateLimiter {
     };
     if (!allowed) headers['retry-after'] = String(resetSeconds);
     return { allowed, headers, resetSeconds };
+  }
+
+  /**
+   * The shared count when there is one and it answers. When it does not, the decision falls back
+   * to this process's own count (fail open, but still limited: each instance then allows `limit`
+   * per window on its own), so that an outage of the counter store does not become an outage of
+   * the API; docs/deployment.md says why.
+   */
+  private async count(client: string): Promise<RateLimiterRes> {
+    if (this.shared) {
+      try {
+        const res = await this.shared.limiter.consume(client);
+        this.shared.succeeded();
+        return res;
+      } catch (e) {
+        if (e instanceof RateLimiterRes) {
+          this.shared.succeeded();
+          throw e;
+        }
+        this.shared.failed(e);
+      }
+    }
+    return this.local.consume(client);
+  }
+
+  /** Releases the shared store's connection (the server's close calls this). */
+  async close(): Promise<void> {
+    await this.shared?.close();
   }
 }
