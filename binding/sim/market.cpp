@@ -135,7 +135,7 @@ Tick Market::tick_at(const SymbolSpec& s, int64_t time_msc) const {
   for (int64_t minute = floor_div(until, kMinuteMs); minute * kMinuteMs >= h.first_ms(); --minute) {
     if (!h.minute_exists(slot, minute, until)) continue;
     LastTickSink sink{until};
-    path.emit<true>(minute, path.anchor(minute), path.anchor(minute + 1), sink);
+    path.emit(minute, path.anchor(minute), path.anchor(minute + 1), sink);
     if (sink.found) return to_tick(sink.msc, sink.bid, sink.ask, sink.last, sink.volume, sink.flags, path.scale());
   }
   throw TerminalError::not_found();

@@ -10,6 +10,7 @@
 #include "../terminal/columns.h"
 #include "../terminal/records.h"
 #include "config.h"
+#include "factor_model.h"
 
 namespace tradeapi::sim {
 
@@ -24,7 +25,8 @@ enum class SessionKind {
 struct SymbolSpec {
   SymbolInfo info;            // the static fields (name, digits, point, contract size, modes, currencies...)
   double base_price = 1.0;    // level the path wanders around
-  double volatility = 0.1;    // annualised, for the path
+  double volatility = 0.1;    // annualised, for the path (when drivers is empty)
+  std::vector<Driver> drivers;  // the factors moving the price (factor_model.h); empty = one of its own
   double spread_points = 10;  // typical spread, points
   SessionKind session = SessionKind::Forex;
   bool trade_ticks = false;   // emits last/volume (COPY_TICKS_TRADE) ticks

@@ -90,7 +90,7 @@ class TickSeriesCursor final : public TickCursor {
                     c.flags.data(), c.volume_real.data(), start, lo_, hi_, mask_, path_.scale()};
     double a0, a1;
     anchors_.anchors(minute, a0, a1);
-    path_.emit<true>(minute, a0, a1, sink);
+    path_.emit(minute, a0, a1, sink);
     resize(c, sink.row);
     return sink.row - start;
   }
