@@ -128,7 +128,7 @@ double margin(const Market& market, int64_t order_type, const SymbolSpec& s, dou
   require_positive(volume);
   require_positive(price);
   const Money m = margin_in_symbol_currency(market, s, volume, price);
-  const double deposit = to_deposit(market, m.amount, *m.currency, buy ? Purpose::MarginBuy : Purpose::MarginSell,
+  const double deposit = to_deposit(market, m.amount * s.margin_rate, *m.currency, buy ? Purpose::MarginBuy : Purpose::MarginSell,
                                     OwnPrice{&s, price}, quote);
   return round_money(deposit);
 }

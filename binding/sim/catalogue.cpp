@@ -125,6 +125,7 @@ SymbolSpec index_cfd(const std::string& name, const std::string& description, co
   i.swap_long = -4.5;
   i.swap_short = -1.2;
   i.trade_stops_level = 20;
+  s.margin_rate = 0.05;  // 1:20, the retail index CFD leverage (e.g. ESMA's cap for major indices)
   i.category = "Indices";
   i.exchange = exchange;
   i.basis = name;
@@ -151,6 +152,7 @@ SymbolSpec stock(const std::string& name, const std::string& description, const 
   i.swap_short = -4.0;
   i.trade_stops_level = 5;
   i.ticks_bookdepth = name == "AAPL" || name == "MSFT" ? 10 : 0;  // depth only for the most liquid
+  s.margin_rate = 0.20;  // 1:5, the usual share CFD leverage
   i.category = category;
   i.exchange = "NASDAQ";
   i.isin = isin;
@@ -167,11 +169,14 @@ SymbolSpec stock(const std::string& name, const std::string& description, const 
 }
 
 SymbolSpec crypto(const std::string& base, const std::string& description, double volume_max, double price,
-                  double volatility, double spread_points) {
+                  double volatility, double spread_points, double margin_rate) {
   const std::string name = base + "USD";
   SymbolSpec s = common(name, description, "Crypto\\" + name, 2, 1.0);
   SymbolInfo& i = s.info;
-  i.trade_calc_mode = m::SYMBOL_CALC_MODE_CFDLEVERAGE;
+  // L * CS * P at a margin rate, independent of the account leverage: crypto CFDs are offered at
+  // 1:2 to 1:10 whatever the account's FX leverage.
+  i.trade_calc_mode = m::SYMBOL_CALC_MODE_CFD;
+  s.margin_rate = margin_rate;
   i.currency_base = base;
   i.currency_profit = "USD";
   i.currency_margin = "USD";
@@ -258,8 +263,8 @@ std::vector<SymbolSpec> symbol_catalogue() {
       stock("TSLA", "Tesla Inc.", "US88160R1014", "Consumer Cyclical", 220.00, 0.55, 10),
       stock("NVDA", "NVIDIA Corporation", "US67066G1040", "Technology", 700.00, 0.50, 12),
       // Crypto CFDs (24/7)
-      crypto("BTC", "Bitcoin vs US Dollar", 20.0, 60000.0, 0.55, 2500),
-      crypto("ETH", "Ethereum vs US Dollar", 200.0, 3000.0, 0.70, 180),
+      crypto("BTC", "Bitcoin vs US Dollar", 20.0, 60000.0, 0.55, 2500, 0.20),   // 1:5
+      crypto("ETH", "Ethereum vs US Dollar", 200.0, 3000.0, 0.70, 180, 0.50),   // 1:2
   };
   set_static_tick_values(all);
   return all;

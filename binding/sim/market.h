@@ -30,6 +30,9 @@ struct SymbolSpec {
   double spread_points = 10;  // typical spread, points
   SessionKind session = SessionKind::Forex;
   bool trade_ticks = false;   // emits last/volume (COPY_TICKS_TRADE) ticks
+  // Initial margin rate (MQL5 SymbolInfoMarginRate): multiplies the calc-mode formula's margin.
+  // Not a field of the Python symbol_info, as in MT5; brokers use it for CFD leverage by class.
+  double margin_rate = 1.0;
 };
 
 class Market {
