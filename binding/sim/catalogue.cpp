@@ -164,6 +164,25 @@ SymbolSpec stock(const std::string& name, const std::string& description, const 
   s.drivers = factors::asset_drivers(name, volatility, {{factors::kEquity, 0.55}});
   s.spread_points = spread_points;
   s.session = SessionKind::Stock;
+  s.trade_ticks = false;  // an OTC CFD: the broker quotes bid/ask; the exchange's trades are not its data
+  return s;
+}
+
+// A share traded on the exchange itself (exchange execution, 100 % margin, no swaps): its feed
+// carries the exchange's trades (LAST/VOLUME/BUY/SELL ticks, real volume) and charts by LAST.
+SymbolSpec exchange_stock(const std::string& name, const std::string& description, const std::string& isin,
+                          const std::string& category, double price, double volatility, double spread_points) {
+  SymbolSpec s = stock(name, description, isin, category, price, volatility, spread_points);
+  SymbolInfo& i = s.info;
+  i.path = "Stocks\\NASDAQ\\" + name;
+  i.trade_calc_mode = m::SYMBOL_CALC_MODE_EXCH_STOCKS;
+  i.trade_exemode = m::SYMBOL_TRADE_EXECUTION_EXCHANGE;
+  i.chart_mode = 1;  // SYMBOL_CHART_MODE_LAST
+  i.swap_mode = 0;   // SYMBOL_SWAP_MODE_DISABLED: a cash share is not financed
+  i.swap_long = 0;
+  i.swap_short = 0;
+  i.ticks_bookdepth = 10;
+  s.margin_rate = 1.0;
   s.trade_ticks = true;
   return s;
 }
@@ -257,11 +276,14 @@ std::vector<SymbolSpec> symbol_catalogue() {
       index_cfd("DE40", "Germany 40 Cash Index", "EUR", 2, 1.0, 17800.0, 0.17, 100, "EUREX", 0.70),
       index_cfd("UK100", "UK 100 Cash Index", "GBP", 2, 1.0, 7700.0, 0.14, 100, "ICE", 0.65),
       index_cfd("JP225", "Japan 225 Cash Index", "JPY", 0, 10.0, 38500.0, 0.20, 8, "OSE", 0.60),
-      // Stock CFDs (cash hours only, with trades)
+      // Stock CFDs (OTC, cash hours only, quotes without trades)
       stock("AAPL", "Apple Inc.", "US0378331005", "Technology", 185.00, 0.28, 6),
       stock("MSFT", "Microsoft Corporation", "US5949181045", "Technology", 410.00, 0.26, 8),
       stock("TSLA", "Tesla Inc.", "US88160R1014", "Consumer Cyclical", 220.00, 0.55, 10),
       stock("NVDA", "NVIDIA Corporation", "US67066G1040", "Technology", 700.00, 0.50, 12),
+      // Exchange-traded shares (NASDAQ, cash hours, with the exchange's trades)
+      exchange_stock("AMZN", "Amazon.com Inc.", "US0231351067", "Consumer Cyclical", 175.00, 0.32, 4),
+      exchange_stock("GOOGL", "Alphabet Inc. Class A", "US02079K3059", "Communication Services", 150.00, 0.30, 4),
       // Crypto CFDs (24/7)
       crypto("BTC", "Bitcoin vs US Dollar", 20.0, 60000.0, 0.55, 2500, 0.20),   // 1:5
       crypto("ETH", "Ethereum vs US Dollar", 200.0, 3000.0, 0.70, 180, 0.50),   // 1:2

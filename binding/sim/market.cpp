@@ -180,12 +180,16 @@ SymbolInfo Market::symbol_info(const SymbolSpec& s) const {
       info.lasthigh = static_cast<double>(day.last_high) / scale;
       info.lastlow = static_cast<double>(day.last_low) / scale;
     }
-    info.session_open = static_cast<double>(day.open) / scale;
+    // Exchange instruments (chart by LAST) open and close at trade prices.
+    const bool by_last = s.info.chart_mode == 1 && day.last_open != detail::BarAgg::kNone;
+    info.session_open = static_cast<double>(by_last ? day.last_open : day.open) / scale;
   }
   // Previous close: the close of the last earlier day with ticks (skips weekends).
   for (int64_t d = day_start - detail::kDayS; d >= day_start - 8 * detail::kDayS; d -= detail::kDayS) {
     if (!h.period_exists(slot, d, d + detail::kDayS, now)) continue;
-    info.session_close = static_cast<double>(h.aggregate(slot, d, d + detail::kDayS, now).close) / scale;
+    const detail::BarAgg prev = h.aggregate(slot, d, d + detail::kDayS, now);
+    const bool by_last = s.info.chart_mode == 1 && prev.last_close != detail::BarAgg::kNone;
+    info.session_close = static_cast<double>(by_last ? prev.last_close : prev.close) / scale;
     break;
   }
   if (info.session_close > 0) info.price_change = round_to((info.bid - info.session_close) / info.session_close * 100.0, 0.0001);
@@ -324,7 +328,7 @@ std::unique_ptr<RateCursor> Market::rates_range(const SymbolSpec& s, int64_t tim
     }
     if (bars >= config_.maxbars) throw TerminalError::invalid_params();
   }
-  return detail::make_rate_cursor(h, slot, tf, first, last, now, s.trade_ticks);
+  return detail::make_rate_cursor(h, slot, tf, first, last, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
 std::unique_ptr<RateCursor> Market::rates_from(const SymbolSpec& s, int64_t timeframe_value, int64_t date_from_s,
@@ -336,7 +340,7 @@ std::unique_ptr<RateCursor> Market::rates_from(const SymbolSpec& s, int64_t time
   const int64_t now = now_ms();
   int64_t oldest = 0, newest = -1;
   if (!walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) oldest = 0;
-  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks);
+  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
 std::unique_ptr<RateCursor> Market::rates_from_pos(const SymbolSpec& s, int64_t timeframe_value, int64_t start_pos,
@@ -348,7 +352,7 @@ std::unique_ptr<RateCursor> Market::rates_from_pos(const SymbolSpec& s, int64_t 
   const int64_t now = now_ms();
   int64_t oldest = 0, newest = -1;
   if (!walk_back(h, slot, tf, floor_div(now, 1000), start_pos, count, now, oldest, newest)) oldest = 0;
-  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks);
+  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
 }  // namespace tradeapi::sim

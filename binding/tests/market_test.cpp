@@ -191,7 +191,7 @@ TEST(MarketTicks, TradeTicksOfAnOtcSymbolAnswerAtOnce) {
 TEST(MarketTicks, CopyTicksFlags) {
   Market mk(test_config());
   const int64_t from = utc(2024, 3, 14, 15) * 1000, to = utc(2024, 3, 14, 15, 30) * 1000;
-  for (const char* sym : {"EURUSD", "AAPL"}) {
+  for (const char* sym : {"EURUSD", "AMZN"}) {  // AMZN: an exchange-traded share, with trades
     const TickColumns all = ticks(mk, sym, from, to, m::COPY_TICKS_ALL);
     const TickColumns info = ticks(mk, sym, from, to, m::COPY_TICKS_INFO);
     const TickColumns trade = ticks(mk, sym, from, to, m::COPY_TICKS_TRADE);

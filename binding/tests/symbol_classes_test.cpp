@@ -3,6 +3,8 @@
 // without exchange trade data, and the exchange-traded shares that have it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/market.h"
 #include "sim/sim_terminal.h"
 #include "sim/sim_time.h"
@@ -51,10 +53,70 @@ TEST(SymbolClasses, MarginRatesByClass) {
       EXPECT_EQ(lev, 20.0) << s.info.name;
     } else if (s.info.category == "Crypto") {
       EXPECT_TRUE(lev >= 2.0 && lev <= 10.0) << s.info.name;
-    } else if (s.session == SessionKind::Stock) {
+    } else if (s.info.trade_calc_mode == m::SYMBOL_CALC_MODE_CFD && s.session == SessionKind::Stock) {
       EXPECT_EQ(lev, 5.0) << s.info.name;
+    } else if (s.info.trade_calc_mode == m::SYMBOL_CALC_MODE_EXCH_STOCKS) {
+      EXPECT_EQ(lev, 1.0) << s.info.name;  // exchange shares: cash
     }
   }
+}
+
+// OTC share CFDs are the broker's quotes: no LAST/VOLUME/BUY/SELL ticks, no real volume, chart by BID.
+// Exchange-traded shares carry the exchange's trades, chart by LAST and margin at 100 %.
+TEST(SymbolClasses, OtcCfdsWithoutTradeDataExchangeSharesWithIt) {
+  SimConfig c = account();
+  Market mk(c);
+  const int64_t from = (detail::days_from_civil(2024, 3, 13) * 86400 + 14 * 3600 + 30 * 60), to = from + 3600;
+  for (const char* name : {"AAPL", "MSFT", "TSLA", "NVDA"}) {
+    const SymbolSpec& s = *mk.find(name);
+    EXPECT_EQ(s.info.trade_calc_mode, m::SYMBOL_CALC_MODE_CFD) << name;
+    EXPECT_EQ(s.info.chart_mode, 0) << name;
+    TickColumns all, part;
+    auto cursor = mk.ticks_range(s, from * 1000, to * 1000, m::COPY_TICKS_ALL);
+    while (cursor->next(100000, part)) {
+      all.flags.insert(all.flags.end(), part.flags.begin(), part.flags.end());
+      all.last.insert(all.last.end(), part.last.begin(), part.last.end());
+      all.volume.insert(all.volume.end(), part.volume.begin(), part.volume.end());
+    }
+    ASSERT_GT(all.flags.size(), 1000u) << name;
+    for (size_t k = 0; k < all.flags.size(); ++k) {
+      ASSERT_EQ(all.flags[k] & (m::TICK_FLAG_LAST | m::TICK_FLAG_VOLUME | m::TICK_FLAG_BUY | m::TICK_FLAG_SELL), 0u);
+      ASSERT_EQ(all.last[k], 0.0);
+      ASSERT_EQ(all.volume[k], 0u);
+    }
+    EXPECT_FALSE(mk.ticks_range(s, from * 1000, to * 1000, m::COPY_TICKS_TRADE)->next(1000, part)) << name;
+    RateColumns bars;
+    ASSERT_TRUE(mk.rates_range(s, m::TIMEFRAME_M5, from, to)->next(1000, bars));
+    for (uint64_t v : bars.real_volume) EXPECT_EQ(v, 0u) << name;
+  }
+  const SymbolSpec& amzn = *mk.find("AMZN");
+  EXPECT_EQ(amzn.info.trade_calc_mode, m::SYMBOL_CALC_MODE_EXCH_STOCKS);
+  EXPECT_EQ(amzn.info.trade_exemode, m::SYMBOL_TRADE_EXECUTION_EXCHANGE);
+  EXPECT_EQ(amzn.info.chart_mode, 1);
+  // M1 bars by LAST: OHLC of the trade prices, real volume the traded volume.
+  TickColumns trades;
+  ASSERT_TRUE(mk.ticks_range(amzn, from * 1000, (from + 60) * 1000 - 1, m::COPY_TICKS_TRADE)->next(100000, trades));
+  ASSERT_GT(trades.rows(), 10u);
+  double hi = 0, lo = 1e300;
+  uint64_t volume = 0;
+  for (size_t k = 0; k < trades.rows(); ++k) {
+    ASSERT_TRUE(trades.flags[k] & m::TICK_FLAG_LAST);
+    ASSERT_TRUE(trades.flags[k] & (m::TICK_FLAG_BUY | m::TICK_FLAG_SELL));
+    hi = std::max(hi, trades.last[k]);
+    lo = std::min(lo, trades.last[k]);
+    volume += trades.volume[k];
+  }
+  RateColumns m1;
+  ASSERT_TRUE(mk.rates_range(amzn, m::TIMEFRAME_M1, from, from)->next(10, m1));
+  ASSERT_EQ(m1.rows(), 1u);
+  EXPECT_EQ(m1.open[0], trades.last.front());
+  EXPECT_EQ(m1.close[0], trades.last.back());
+  EXPECT_EQ(m1.high[0], hi);
+  EXPECT_EQ(m1.low[0], lo);
+  EXPECT_EQ(m1.real_volume[0], volume);
+  // A cash share: the whole price as margin, whatever the leverage.
+  SimTerminal t(c);
+  EXPECT_DOUBLE_EQ(t.order_calc_margin(m::ORDER_TYPE_BUY, "AMZN", 10.0, 175.0), 1750.0);
 }
 
 }  // namespace
