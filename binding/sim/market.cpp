@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "../terminal/constants.h"
@@ -21,6 +22,11 @@ using detail::kMinuteMs;
 
 struct Market::Cache {
   detail::History history;
+  struct Oldest {
+    int64_t newest_open = INT64_MIN;  // the newest bar's open when computed
+    int64_t oldest_open = 0;
+  };
+  std::map<std::pair<size_t, int64_t>, Oldest> oldest;  // by (slot, timeframe)
 };
 
 namespace {
@@ -97,7 +103,7 @@ Market::Market(const SimConfig& config) : config_(config), symbols_(select_symbo
   }
   // History starts at the first whole minute at or after history_start.
   const int64_t first_ms = -floor_div(-config_.history_start * 1000, kMinuteMs) * kMinuteMs;
-  cache_ = std::make_unique<Cache>(Cache{detail::History(std::move(paths), first_ms)});
+  cache_ = std::make_unique<Cache>(Cache{detail::History(std::move(paths), first_ms), {}});
 }
 
 Market::~Market() = default;
@@ -308,6 +314,24 @@ bool walk_back(detail::History& h, size_t slot, const detail::Timeframe& tf, int
 }
 }  // namespace
 
+int64_t Market::oldest_bar_open(size_t slot, int64_t timeframe_value, int64_t now_ms) const {
+  const detail::Timeframe tf = timeframe(timeframe_value);
+  detail::History& h = cache_->history;
+  const int64_t floor_open = first_bar_open(tf, floor_div(h.first_ms(), 1000));
+  const int64_t now_s = floor_div(now_ms, 1000);
+  // Fewer periods than maxbars since the first bar: the cap cannot bite.
+  if ((now_s - floor_open) / tf.min_seconds() + 1 < config_.maxbars) return floor_open;
+  Cache::Oldest& entry = cache_->oldest[{slot, timeframe_value}];
+  const int64_t newest = tf.open_of(now_s);
+  if (entry.newest_open != newest) {
+    int64_t oldest = floor_open, unused = 0;
+    // The bar at position maxbars - 1 (0 = the forming bar) is the oldest one a chart holds.
+    if (!walk_back(h, slot, tf, now_s, config_.maxbars - 1, 1, now_ms, oldest, unused)) oldest = floor_open;
+    entry = Cache::Oldest{newest, oldest};
+  }
+  return entry.oldest_open;
+}
+
 std::unique_ptr<RateCursor> Market::rates_range(const SymbolSpec& s, int64_t timeframe_value, int64_t from_s,
                                                 int64_t to_s) const {
   const detail::Timeframe tf = timeframe(timeframe_value);
@@ -328,6 +352,11 @@ std::unique_ptr<RateCursor> Market::rates_range(const SymbolSpec& s, int64_t tim
     }
     if (bars >= config_.maxbars) throw TerminalError::invalid_params();
   }
+  // A range entirely outside the served history (before its oldest bar, or after now) fails
+  // (mt5-reference §3.1) with "no history"; one that overlaps it yields the bars inside.
+  const int64_t oldest = oldest_bar_open(slot, timeframe_value, now);
+  if (to_s < oldest || from_s > floor_div(now, 1000)) throw TerminalError::not_found();
+  first = std::max(first, oldest);
   return detail::make_rate_cursor(h, slot, tf, first, last, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
@@ -338,8 +367,14 @@ std::unique_ptr<RateCursor> Market::rates_from(const SymbolSpec& s, int64_t time
   detail::History& h = cache_->history;
   const size_t slot = slot_of(*this, s);
   const int64_t now = now_ms();
+  // No served bar at or before date_from: outside the history (see rates_range).
+  const int64_t reachable = oldest_bar_open(slot, timeframe_value, now);
+  if (date_from_s < reachable) throw TerminalError::not_found();
   int64_t oldest = 0, newest = -1;
-  if (!walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) oldest = 0;
+  if (!walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) {
+    throw TerminalError::not_found();
+  }
+  oldest = std::max(oldest, reachable);
   return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
@@ -350,8 +385,13 @@ std::unique_ptr<RateCursor> Market::rates_from_pos(const SymbolSpec& s, int64_t 
   detail::History& h = cache_->history;
   const size_t slot = slot_of(*this, s);
   const int64_t now = now_ms();
+  // Positions from maxbars on are not on the chart: outside the history (see rates_range).
+  if (start_pos >= config_.maxbars) throw TerminalError::not_found();
   int64_t oldest = 0, newest = -1;
-  if (!walk_back(h, slot, tf, floor_div(now, 1000), start_pos, count, now, oldest, newest)) oldest = 0;
+  if (!walk_back(h, slot, tf, floor_div(now, 1000), start_pos, count, now, oldest, newest)) {
+    throw TerminalError::not_found();
+  }
+  oldest = std::max(oldest, oldest_bar_open(slot, timeframe_value, now));
   return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 

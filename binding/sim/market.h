@@ -73,6 +73,9 @@ class Market {
   std::unordered_map<std::string, size_t> index_;
   struct Cache;                   // e.g. an LRU of M1 bars per (symbol, day); used only on the worker thread
   std::unique_ptr<Cache> cache_;
+  // Open time of the oldest bar served (history_start, or the newest maxbars bars: MT5 serves
+  // only what a chart holds); cached per (symbol, timeframe) until a new bar opens.
+  int64_t oldest_bar_open(size_t slot, int64_t timeframe_value, int64_t now_ms) const;
 };
 
 // The group filter of symbols_get / orders_get / positions_get / history_*_get (mt5-reference §2.4):
