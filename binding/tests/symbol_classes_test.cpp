@@ -121,3 +121,16 @@ TEST(SymbolClasses, OtcCfdsWithoutTradeDataExchangeSharesWithIt) {
 
 }  // namespace
 }  // namespace tradeapi::sim
+
+namespace tradeapi::sim {
+namespace {
+// Issue 14 item 9: a build and a release date that belong together (build 5100: 5 June 2025).
+TEST(SymbolClasses, VersionIsARealBuildAndDate) {
+  SimTerminal t(account());
+  const Version v = t.version();
+  EXPECT_EQ(v.build, 5100);
+  EXPECT_EQ(v.build_date, "5 Jun 2025");
+  EXPECT_EQ(t.terminal_info().build, v.build);
+}
+}  // namespace
+}  // namespace tradeapi::sim
