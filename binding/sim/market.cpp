@@ -367,14 +367,16 @@ std::unique_ptr<RateCursor> Market::rates_from(const SymbolSpec& s, int64_t time
   detail::History& h = cache_->history;
   const size_t slot = slot_of(*this, s);
   const int64_t now = now_ms();
-  // No served bar at or before date_from: outside the history (see rates_range).
+  // No served bar at or before date_from: empty (the gateway's "early dates" contract; unlike a
+  // range, MT5's behaviour here is not documented). Bars older than the served ones are cut off.
   const int64_t reachable = oldest_bar_open(slot, timeframe_value, now);
-  if (date_from_s < reachable) throw TerminalError::not_found();
   int64_t oldest = 0, newest = -1;
-  if (!walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) {
-    throw TerminalError::not_found();
+  if (date_from_s < reachable ||
+      !walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) {
+    oldest = 0;
+    newest = -1;
   }
-  oldest = std::max(oldest, reachable);
+  oldest = std::max(oldest, std::min(reachable, newest));
   return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
