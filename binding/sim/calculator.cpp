@@ -25,9 +25,8 @@ const std::string& currency_or(const std::string& preferred, const std::string& 
   return preferred.empty() ? fallback : preferred;
 }
 
-}  // namespace
-
-Money native_margin(const Market& market, const SymbolSpec& s, double lots, double price, bool hedged) {
+// The mode's formula alone; native_margin applies the symbol's margin rate to it.
+Money formula_margin(const Market& market, const SymbolSpec& s, double lots, double price, bool hedged) {
   const SymbolInfo& i = s.info;
   const double leverage = static_cast<double>(std::max<int64_t>(1, market.config().leverage));
   // Hedged (covered) volume (§6.1): margin_hedged replaces the per-lot money when margin_initial is
@@ -81,6 +80,15 @@ Money native_margin(const Market& market, const SymbolSpec& s, double lots, doub
     default:
       throw TerminalError::call_failed();
   }
+}
+
+}  // namespace
+
+// The symbol's initial margin rate (MT5's SymbolInfoMarginRate) scales every formula, hedged legs
+// included, so a 1:20 index or 1:5 share CFD is charged so in the account as well as by calc_margin.
+Money native_margin(const Market& market, const SymbolSpec& s, double lots, double price, bool hedged) {
+  const Money m = formula_margin(market, s, lots, price, hedged);
+  return {m.amount * s.margin_rate, m.currency};
 }
 
 namespace {

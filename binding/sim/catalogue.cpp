@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../terminal/constants.h"
+#include "factor_model.h"
 #include "market.h"
 
 namespace tradeapi::sim {
@@ -56,8 +57,10 @@ SymbolSpec common(const std::string& name, const std::string& description, const
   return s;
 }
 
-SymbolSpec forex(const std::string& base, const std::string& quote, const std::string& description, double price,
-                 double volatility, double spread_points, double swap_long, double swap_short, int64_t stops_level = 0) {
+// Price level and volatility come from the factor model (factor_model.cpp): a pair is the ratio of
+// its currencies' USD values, which is what keeps the crosses in line with the majors.
+SymbolSpec forex(const std::string& base, const std::string& quote, const std::string& description,
+                 double spread_points, double swap_long, double swap_short, int64_t stops_level = 0) {
   const std::string name = base + quote;
   const int64_t digits = quote == "JPY" ? 3 : 5;
   SymbolSpec s = common(name, description, "Forex\\" + name, digits, 100000.0);
@@ -74,15 +77,17 @@ SymbolSpec forex(const std::string& base, const std::string& quote, const std::s
   i.trade_stops_level = stops_level;
   i.category = "Forex";
   i.basis = name;
-  s.base_price = price;
-  s.volatility = volatility;
+  s.base_price = factors::usd_level(base) / factors::usd_level(quote);
+  s.drivers = factors::pair_drivers(base, quote);
+  s.volatility = factors::total_vol(s.drivers);
   s.spread_points = spread_points;
   s.session = SessionKind::Forex;
   return s;
 }
 
 SymbolSpec metal(const std::string& name, const std::string& description, int64_t digits, double contract_size,
-                 double price, double volatility, double spread_points, double swap_long, double swap_short) {
+                 double price, double spread_points, double swap_long, double swap_short,
+                 std::vector<Driver> drivers) {
   SymbolSpec s = common(name, description, "Metals\\" + name, digits, contract_size);
   SymbolInfo& i = s.info;
   i.trade_calc_mode = m::SYMBOL_CALC_MODE_CFDLEVERAGE;
@@ -98,7 +103,8 @@ SymbolSpec metal(const std::string& name, const std::string& description, int64_
   i.category = "Metals";
   i.basis = name;
   s.base_price = price;
-  s.volatility = volatility;
+  s.drivers = std::move(drivers);
+  s.volatility = factors::total_vol(s.drivers);
   s.spread_points = spread_points;
   s.session = SessionKind::Metal;
   return s;
@@ -106,7 +112,7 @@ SymbolSpec metal(const std::string& name, const std::string& description, int64_
 
 SymbolSpec index_cfd(const std::string& name, const std::string& description, const std::string& currency,
                      int64_t digits, double contract_size, double price, double volatility, double spread_points,
-                     const std::string& exchange) {
+                     const std::string& exchange, double equity_beta) {
   SymbolSpec s = common(name, description, "Indices\\" + name, digits, contract_size);
   SymbolInfo& i = s.info;
   i.trade_calc_mode = m::SYMBOL_CALC_MODE_CFD;  // L * CS * P: CFDINDEX would need TV/TS in the same currency
@@ -119,11 +125,13 @@ SymbolSpec index_cfd(const std::string& name, const std::string& description, co
   i.swap_long = -4.5;
   i.swap_short = -1.2;
   i.trade_stops_level = 20;
+  s.margin_rate = 0.05;  // 1:20, the retail index CFD leverage (e.g. ESMA's cap for major indices)
   i.category = "Indices";
   i.exchange = exchange;
   i.basis = name;
   s.base_price = price;
   s.volatility = volatility;
+  s.drivers = factors::asset_drivers(name, volatility, {{factors::kEquity, equity_beta}});
   s.spread_points = spread_points;
   s.session = SessionKind::Index;
   return s;
@@ -144,6 +152,7 @@ SymbolSpec stock(const std::string& name, const std::string& description, const 
   i.swap_short = -4.0;
   i.trade_stops_level = 5;
   i.ticks_bookdepth = name == "AAPL" || name == "MSFT" ? 10 : 0;  // depth only for the most liquid
+  s.margin_rate = 0.20;  // 1:5, the usual share CFD leverage
   i.category = category;
   i.exchange = "NASDAQ";
   i.isin = isin;
@@ -152,18 +161,41 @@ SymbolSpec stock(const std::string& name, const std::string& description, const 
   i.basis = name;
   s.base_price = price;
   s.volatility = volatility;
+  s.drivers = factors::asset_drivers(name, volatility, {{factors::kEquity, 0.55}});
   s.spread_points = spread_points;
   s.session = SessionKind::Stock;
+  s.trade_ticks = false;  // an OTC CFD: the broker quotes bid/ask; the exchange's trades are not its data
+  return s;
+}
+
+// A share traded on the exchange itself (exchange execution, 100 % margin, no swaps): its feed
+// carries the exchange's trades (LAST/VOLUME/BUY/SELL ticks, real volume) and charts by LAST.
+SymbolSpec exchange_stock(const std::string& name, const std::string& description, const std::string& isin,
+                          const std::string& category, double price, double volatility, double spread_points) {
+  SymbolSpec s = stock(name, description, isin, category, price, volatility, spread_points);
+  SymbolInfo& i = s.info;
+  i.path = "Stocks\\NASDAQ\\" + name;
+  i.trade_calc_mode = m::SYMBOL_CALC_MODE_EXCH_STOCKS;
+  i.trade_exemode = m::SYMBOL_TRADE_EXECUTION_EXCHANGE;
+  i.chart_mode = 1;  // SYMBOL_CHART_MODE_LAST
+  i.swap_mode = 0;   // SYMBOL_SWAP_MODE_DISABLED: a cash share is not financed
+  i.swap_long = 0;
+  i.swap_short = 0;
+  i.ticks_bookdepth = 10;
+  s.margin_rate = 1.0;
   s.trade_ticks = true;
   return s;
 }
 
 SymbolSpec crypto(const std::string& base, const std::string& description, double volume_max, double price,
-                  double volatility, double spread_points) {
+                  double volatility, double spread_points, double margin_rate) {
   const std::string name = base + "USD";
   SymbolSpec s = common(name, description, "Crypto\\" + name, 2, 1.0);
   SymbolInfo& i = s.info;
-  i.trade_calc_mode = m::SYMBOL_CALC_MODE_CFDLEVERAGE;
+  // L * CS * P at a margin rate, independent of the account leverage: crypto CFDs are offered at
+  // 1:2 to 1:10 whatever the account's FX leverage.
+  i.trade_calc_mode = m::SYMBOL_CALC_MODE_CFD;
+  s.margin_rate = margin_rate;
   i.currency_base = base;
   i.currency_profit = "USD";
   i.currency_margin = "USD";
@@ -180,6 +212,7 @@ SymbolSpec crypto(const std::string& base, const std::string& description, doubl
   i.basis = name;
   s.base_price = price;
   s.volatility = volatility;
+  s.drivers = factors::asset_drivers(name, volatility, {{factors::kEquity, 0.30}});
   s.spread_points = spread_points;
   s.session = SessionKind::Crypto;
   return s;
@@ -209,46 +242,51 @@ void set_static_tick_values(std::vector<SymbolSpec>& all) {
 
 std::vector<SymbolSpec> symbol_catalogue() {
   std::vector<SymbolSpec> all = {
-      // Majors                           price     vol    spread swap long/short (points)
-      forex("EUR", "USD", "Euro vs US Dollar", 1.0850, 0.075, 8, -7.2, 1.9),
-      forex("GBP", "USD", "Great Britain Pound vs US Dollar", 1.2700, 0.085, 12, -4.1, -1.3),
-      forex("USD", "CHF", "US Dollar vs Swiss Franc", 0.8850, 0.080, 14, 5.6, -12.4, 5),
-      forex("USD", "JPY", "US Dollar vs Japanese Yen", 150.20, 0.090, 10, 14.8, -28.9),
-      forex("USD", "CAD", "US Dollar vs Canadian Dollar", 1.3550, 0.065, 15, 1.2, -8.7, 5),
-      forex("AUD", "USD", "Australian Dollar vs US Dollar", 0.6550, 0.100, 10, -3.9, -0.6),
-      forex("NZD", "USD", "New Zealand Dollar vs US Dollar", 0.6050, 0.105, 16, -2.8, -1.1, 5),
+      // Majors                                                          spread swap long/short (points)
+      forex("EUR", "USD", "Euro vs US Dollar", 8, -7.2, 1.9),
+      forex("GBP", "USD", "Great Britain Pound vs US Dollar", 12, -4.1, -1.3),
+      forex("USD", "CHF", "US Dollar vs Swiss Franc", 14, 5.6, -12.4, 5),
+      forex("USD", "JPY", "US Dollar vs Japanese Yen", 10, 14.8, -28.9),
+      forex("USD", "CAD", "US Dollar vs Canadian Dollar", 15, 1.2, -8.7, 5),
+      forex("AUD", "USD", "Australian Dollar vs US Dollar", 10, -3.9, -0.6),
+      forex("NZD", "USD", "New Zealand Dollar vs US Dollar", 16, -2.8, -1.1, 5),
       // Crosses
-      forex("EUR", "JPY", "Euro vs Japanese Yen", 163.00, 0.095, 18, 9.6, -24.1, 5),
-      forex("EUR", "GBP", "Euro vs Great Britain Pound", 0.8545, 0.060, 15, -6.3, 0.8, 5),
-      forex("EUR", "CHF", "Euro vs Swiss Franc", 0.9600, 0.065, 20, 2.1, -9.8, 5),
-      forex("EUR", "CAD", "Euro vs Canadian Dollar", 1.4700, 0.070, 25, -9.4, 1.6, 10),
-      forex("EUR", "AUD", "Euro vs Australian Dollar", 1.6550, 0.080, 28, -12.6, 3.2, 10),
-      forex("GBP", "JPY", "Great Britain Pound vs Japanese Yen", 190.80, 0.100, 25, 12.3, -31.5, 10),
-      forex("GBP", "CHF", "Great Britain Pound vs Swiss Franc", 1.1240, 0.075, 30, 3.9, -14.2, 10),
-      forex("AUD", "JPY", "Australian Dollar vs Japanese Yen", 98.40, 0.110, 20, 4.4, -13.8, 10),
-      forex("CHF", "JPY", "Swiss Franc vs Japanese Yen", 169.70, 0.085, 25, 6.8, -21.7, 10),
-      forex("CAD", "JPY", "Canadian Dollar vs Japanese Yen", 110.80, 0.095, 22, 5.1, -16.3, 10),
-      forex("AUD", "CAD", "Australian Dollar vs Canadian Dollar", 0.8870, 0.080, 24, -3.2, -4.5, 10),
-      forex("NZD", "JPY", "New Zealand Dollar vs Japanese Yen", 90.90, 0.110, 24, 3.7, -12.9, 10),
-      forex("AUD", "NZD", "Australian Dollar vs New Zealand Dollar", 1.0830, 0.060, 26, -5.1, -2.4, 10),
-      // Metals
-      metal("XAUUSD", "Gold vs US Dollar", 2, 100.0, 2000.0, 0.15, 25, -38.5, 18.2),
-      metal("XAGUSD", "Silver vs US Dollar", 3, 5000.0, 23.50, 0.25, 25, -9.6, 2.3),
-      // Index CFDs
-      index_cfd("US500", "US 500 Cash Index", "USD", 2, 1.0, 5000.0, 0.16, 50, "CME"),
-      index_cfd("US30", "Wall Street 30 Cash Index", "USD", 2, 1.0, 38500.0, 0.15, 250, "CME"),
-      index_cfd("USTEC", "US Tech 100 Cash Index", "USD", 2, 1.0, 17500.0, 0.20, 120, "CME"),
-      index_cfd("DE40", "Germany 40 Cash Index", "EUR", 2, 1.0, 17800.0, 0.17, 100, "EUREX"),
-      index_cfd("UK100", "UK 100 Cash Index", "GBP", 2, 1.0, 7700.0, 0.14, 100, "ICE"),
-      index_cfd("JP225", "Japan 225 Cash Index", "JPY", 0, 10.0, 38500.0, 0.20, 8, "OSE"),
-      // Stock CFDs (cash hours only, with trades)
+      forex("EUR", "JPY", "Euro vs Japanese Yen", 18, 9.6, -24.1, 5),
+      forex("EUR", "GBP", "Euro vs Great Britain Pound", 15, -6.3, 0.8, 5),
+      forex("EUR", "CHF", "Euro vs Swiss Franc", 20, 2.1, -9.8, 5),
+      forex("EUR", "CAD", "Euro vs Canadian Dollar", 25, -9.4, 1.6, 10),
+      forex("EUR", "AUD", "Euro vs Australian Dollar", 28, -12.6, 3.2, 10),
+      forex("GBP", "JPY", "Great Britain Pound vs Japanese Yen", 25, 12.3, -31.5, 10),
+      forex("GBP", "CHF", "Great Britain Pound vs Swiss Franc", 30, 3.9, -14.2, 10),
+      forex("AUD", "JPY", "Australian Dollar vs Japanese Yen", 20, 4.4, -13.8, 10),
+      forex("CHF", "JPY", "Swiss Franc vs Japanese Yen", 25, 6.8, -21.7, 10),
+      forex("CAD", "JPY", "Canadian Dollar vs Japanese Yen", 22, 5.1, -16.3, 10),
+      forex("AUD", "CAD", "Australian Dollar vs Canadian Dollar", 24, -3.2, -4.5, 10),
+      forex("NZD", "JPY", "New Zealand Dollar vs Japanese Yen", 24, 3.7, -12.9, 10),
+      forex("AUD", "NZD", "Australian Dollar vs New Zealand Dollar", 26, -5.1, -2.4, 10),
+      // Metals: gold leans against the dollar; silver follows gold.
+      metal("XAUUSD", "Gold vs US Dollar", 2, 100.0, 2000.0, 25, -38.5, 18.2,
+            factors::asset_drivers("XAUUSD", 0.15, {{factors::kDollar, 0.45}})),
+      metal("XAGUSD", "Silver vs US Dollar", 3, 5000.0, 23.50, 25, -9.6, 2.3,
+            factors::asset_drivers("XAGUSD", 0.25, {{factors::kDollar, 0.35}, {"XAUUSD", 0.70}})),
+      // Index CFDs (on the global equity factor)                             equity beta
+      index_cfd("US500", "US 500 Cash Index", "USD", 2, 1.0, 5000.0, 0.16, 50, "CME", 0.95),
+      index_cfd("US30", "Wall Street 30 Cash Index", "USD", 2, 1.0, 38500.0, 0.15, 250, "CME", 0.90),
+      index_cfd("USTEC", "US Tech 100 Cash Index", "USD", 2, 1.0, 17500.0, 0.20, 120, "CME", 0.90),
+      index_cfd("DE40", "Germany 40 Cash Index", "EUR", 2, 1.0, 17800.0, 0.17, 100, "EUREX", 0.70),
+      index_cfd("UK100", "UK 100 Cash Index", "GBP", 2, 1.0, 7700.0, 0.14, 100, "ICE", 0.65),
+      index_cfd("JP225", "Japan 225 Cash Index", "JPY", 0, 10.0, 38500.0, 0.20, 8, "OSE", 0.60),
+      // Stock CFDs (OTC, cash hours only, quotes without trades)
       stock("AAPL", "Apple Inc.", "US0378331005", "Technology", 185.00, 0.28, 6),
       stock("MSFT", "Microsoft Corporation", "US5949181045", "Technology", 410.00, 0.26, 8),
       stock("TSLA", "Tesla Inc.", "US88160R1014", "Consumer Cyclical", 220.00, 0.55, 10),
       stock("NVDA", "NVIDIA Corporation", "US67066G1040", "Technology", 700.00, 0.50, 12),
+      // Exchange-traded shares (NASDAQ, cash hours, with the exchange's trades)
+      exchange_stock("AMZN", "Amazon.com Inc.", "US0231351067", "Consumer Cyclical", 175.00, 0.32, 4),
+      exchange_stock("GOOGL", "Alphabet Inc. Class A", "US02079K3059", "Communication Services", 150.00, 0.30, 4),
       // Crypto CFDs (24/7)
-      crypto("BTC", "Bitcoin vs US Dollar", 20.0, 60000.0, 0.55, 2500),
-      crypto("ETH", "Ethereum vs US Dollar", 200.0, 3000.0, 0.70, 180),
+      crypto("BTC", "Bitcoin vs US Dollar", 20.0, 60000.0, 0.55, 2500, 0.20),   // 1:5
+      crypto("ETH", "Ethereum vs US Dollar", 200.0, 3000.0, 0.70, 180, 0.50),   // 1:2
   };
   set_static_tick_values(all);
   return all;

@@ -46,11 +46,11 @@ BarAgg History::minute_bar(size_t slot, int64_t minute, int64_t now_ms) const {
   const double a0 = p.anchor(minute), a1 = p.anchor(minute + 1);
   if ((minute + 1) * kMinuteMs - 1 <= now_ms) {
     WholeMinuteSink sink;
-    p.emit<false>(minute, a0, a1, sink);
+    p.emit(minute, a0, a1, sink);
     return sink.agg;
   }
   UpToSink sink{BarAgg{}, now_ms};
-  p.emit<true>(minute, a0, a1, sink);
+  p.emit(minute, a0, a1, sink);
   return sink.agg;
 }
 
@@ -80,7 +80,7 @@ const History::DayMinutes& History::day_minutes(size_t slot, int64_t day, int64_
       double a0, a1;
       anchors.anchors(minute, a0, a1);
       WholeMinuteSink sink;
-      p.emit<false>(minute, a0, a1, sink);
+      p.emit(minute, a0, a1, sink);
       dm.bars[static_cast<size_t>(i)] = sink.agg;
     }
     dm.final_minutes = target;

@@ -18,6 +18,7 @@ struct BarAgg {
   int64_t open = 0, high = kNone, low = std::numeric_limits<int64_t>::max(), close = 0;
   int64_t ask_high = kNone, ask_low = std::numeric_limits<int64_t>::max();
   int64_t last_high = kNone, last_low = std::numeric_limits<int64_t>::max();
+  int64_t last_open = kNone, last_close = kNone;  // first/last trade price (kNone: no trade)
   int64_t min_spread = std::numeric_limits<int64_t>::max();
   uint64_t ticks = 0;
   uint64_t real_volume = 0;  // sum of trade volumes (trade-tick symbols)
@@ -32,6 +33,10 @@ struct BarAgg {
     if (o.low < low) low = o.low;
     if (o.ask_high > ask_high) ask_high = o.ask_high;
     if (o.ask_low < ask_low) ask_low = o.ask_low;
+    if (o.last_open != kNone) {
+      if (last_open == kNone) last_open = o.last_open;
+      last_close = o.last_close;
+    }
     if (o.last_high > last_high) last_high = o.last_high;
     if (o.last_low < last_low) last_low = o.last_low;
     if (o.min_spread < min_spread) min_spread = o.min_spread;
@@ -47,6 +52,8 @@ struct BarAgg {
     if (ask > ask_high) ask_high = ask;
     if (ask < ask_low) ask_low = ask;
     if (flags & static_cast<uint32_t>(mt5::TICK_FLAG_LAST)) {
+      if (last_open == kNone) last_open = last;
+      last_close = last;
       if (last > last_high) last_high = last;
       if (last < last_low) last_low = last;
     }

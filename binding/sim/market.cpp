@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "../terminal/constants.h"
@@ -21,6 +22,11 @@ using detail::kMinuteMs;
 
 struct Market::Cache {
   detail::History history;
+  struct Oldest {
+    int64_t newest_open = INT64_MIN;  // the newest bar's open when computed
+    int64_t oldest_open = 0;
+  };
+  std::map<std::pair<size_t, int64_t>, Oldest> oldest;  // by (slot, timeframe)
 };
 
 namespace {
@@ -97,7 +103,7 @@ Market::Market(const SimConfig& config) : config_(config), symbols_(select_symbo
   }
   // History starts at the first whole minute at or after history_start.
   const int64_t first_ms = -floor_div(-config_.history_start * 1000, kMinuteMs) * kMinuteMs;
-  cache_ = std::make_unique<Cache>(Cache{detail::History(std::move(paths), first_ms)});
+  cache_ = std::make_unique<Cache>(Cache{detail::History(std::move(paths), first_ms), {}});
 }
 
 Market::~Market() = default;
@@ -135,7 +141,7 @@ Tick Market::tick_at(const SymbolSpec& s, int64_t time_msc) const {
   for (int64_t minute = floor_div(until, kMinuteMs); minute * kMinuteMs >= h.first_ms(); --minute) {
     if (!h.minute_exists(slot, minute, until)) continue;
     LastTickSink sink{until};
-    path.emit<true>(minute, path.anchor(minute), path.anchor(minute + 1), sink);
+    path.emit(minute, path.anchor(minute), path.anchor(minute + 1), sink);
     if (sink.found) return to_tick(sink.msc, sink.bid, sink.ask, sink.last, sink.volume, sink.flags, path.scale());
   }
   throw TerminalError::not_found();
@@ -180,12 +186,16 @@ SymbolInfo Market::symbol_info(const SymbolSpec& s) const {
       info.lasthigh = static_cast<double>(day.last_high) / scale;
       info.lastlow = static_cast<double>(day.last_low) / scale;
     }
-    info.session_open = static_cast<double>(day.open) / scale;
+    // Exchange instruments (chart by LAST) open and close at trade prices.
+    const bool by_last = s.info.chart_mode == 1 && day.last_open != detail::BarAgg::kNone;
+    info.session_open = static_cast<double>(by_last ? day.last_open : day.open) / scale;
   }
   // Previous close: the close of the last earlier day with ticks (skips weekends).
   for (int64_t d = day_start - detail::kDayS; d >= day_start - 8 * detail::kDayS; d -= detail::kDayS) {
     if (!h.period_exists(slot, d, d + detail::kDayS, now)) continue;
-    info.session_close = static_cast<double>(h.aggregate(slot, d, d + detail::kDayS, now).close) / scale;
+    const detail::BarAgg prev = h.aggregate(slot, d, d + detail::kDayS, now);
+    const bool by_last = s.info.chart_mode == 1 && prev.last_close != detail::BarAgg::kNone;
+    info.session_close = static_cast<double>(by_last ? prev.last_close : prev.close) / scale;
     break;
   }
   if (info.session_close > 0) info.price_change = round_to((info.bid - info.session_close) / info.session_close * 100.0, 0.0001);
@@ -304,6 +314,24 @@ bool walk_back(detail::History& h, size_t slot, const detail::Timeframe& tf, int
 }
 }  // namespace
 
+int64_t Market::oldest_bar_open(size_t slot, int64_t timeframe_value, int64_t now_ms) const {
+  const detail::Timeframe tf = timeframe(timeframe_value);
+  detail::History& h = cache_->history;
+  const int64_t floor_open = first_bar_open(tf, floor_div(h.first_ms(), 1000));
+  const int64_t now_s = floor_div(now_ms, 1000);
+  // Fewer periods than maxbars since the first bar: the cap cannot bite.
+  if ((now_s - floor_open) / tf.min_seconds() + 1 < config_.maxbars) return floor_open;
+  Cache::Oldest& entry = cache_->oldest[{slot, timeframe_value}];
+  const int64_t newest = tf.open_of(now_s);
+  if (entry.newest_open != newest) {
+    int64_t oldest = floor_open, unused = 0;
+    // The bar at position maxbars - 1 (0 = the forming bar) is the oldest one a chart holds.
+    if (!walk_back(h, slot, tf, now_s, config_.maxbars - 1, 1, now_ms, oldest, unused)) oldest = floor_open;
+    entry = Cache::Oldest{newest, oldest};
+  }
+  return entry.oldest_open;
+}
+
 std::unique_ptr<RateCursor> Market::rates_range(const SymbolSpec& s, int64_t timeframe_value, int64_t from_s,
                                                 int64_t to_s) const {
   const detail::Timeframe tf = timeframe(timeframe_value);
@@ -324,7 +352,12 @@ std::unique_ptr<RateCursor> Market::rates_range(const SymbolSpec& s, int64_t tim
     }
     if (bars >= config_.maxbars) throw TerminalError::invalid_params();
   }
-  return detail::make_rate_cursor(h, slot, tf, first, last, now, s.trade_ticks);
+  // A range entirely outside the served history (before its oldest bar, or after now) fails
+  // (mt5-reference §3.1) with "no history"; one that overlaps it yields the bars inside.
+  const int64_t oldest = oldest_bar_open(slot, timeframe_value, now);
+  if (to_s < oldest || from_s > floor_div(now, 1000)) throw TerminalError::not_found();
+  first = std::max(first, oldest);
+  return detail::make_rate_cursor(h, slot, tf, first, last, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
 std::unique_ptr<RateCursor> Market::rates_from(const SymbolSpec& s, int64_t timeframe_value, int64_t date_from_s,
@@ -334,9 +367,17 @@ std::unique_ptr<RateCursor> Market::rates_from(const SymbolSpec& s, int64_t time
   detail::History& h = cache_->history;
   const size_t slot = slot_of(*this, s);
   const int64_t now = now_ms();
+  // No served bar at or before date_from: empty (the gateway's "early dates" contract; unlike a
+  // range, MT5's behaviour here is not documented). Bars older than the served ones are cut off.
+  const int64_t reachable = oldest_bar_open(slot, timeframe_value, now);
   int64_t oldest = 0, newest = -1;
-  if (!walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) oldest = 0;
-  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks);
+  if (date_from_s < reachable ||
+      !walk_back(h, slot, tf, std::min(date_from_s, floor_div(now, 1000)), 0, count, now, oldest, newest)) {
+    oldest = 0;
+    newest = -1;
+  }
+  oldest = std::max(oldest, std::min(reachable, newest));
+  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
 std::unique_ptr<RateCursor> Market::rates_from_pos(const SymbolSpec& s, int64_t timeframe_value, int64_t start_pos,
@@ -346,9 +387,14 @@ std::unique_ptr<RateCursor> Market::rates_from_pos(const SymbolSpec& s, int64_t 
   detail::History& h = cache_->history;
   const size_t slot = slot_of(*this, s);
   const int64_t now = now_ms();
+  // Positions from maxbars on are not on the chart: outside the history (see rates_range).
+  if (start_pos >= config_.maxbars) throw TerminalError::not_found();
   int64_t oldest = 0, newest = -1;
-  if (!walk_back(h, slot, tf, floor_div(now, 1000), start_pos, count, now, oldest, newest)) oldest = 0;
-  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks);
+  if (!walk_back(h, slot, tf, floor_div(now, 1000), start_pos, count, now, oldest, newest)) {
+    throw TerminalError::not_found();
+  }
+  oldest = std::max(oldest, oldest_bar_open(slot, timeframe_value, now));
+  return detail::make_rate_cursor(h, slot, tf, oldest, newest, now, s.trade_ticks, s.info.chart_mode == 1);
 }
 
 }  // namespace tradeapi::sim

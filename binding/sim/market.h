@@ -10,6 +10,7 @@
 #include "../terminal/columns.h"
 #include "../terminal/records.h"
 #include "config.h"
+#include "factor_model.h"
 
 namespace tradeapi::sim {
 
@@ -24,10 +25,14 @@ enum class SessionKind {
 struct SymbolSpec {
   SymbolInfo info;            // the static fields (name, digits, point, contract size, modes, currencies...)
   double base_price = 1.0;    // level the path wanders around
-  double volatility = 0.1;    // annualised, for the path
+  double volatility = 0.1;    // annualised, for the path (when drivers is empty)
+  std::vector<Driver> drivers;  // the factors moving the price (factor_model.h); empty = one of its own
   double spread_points = 10;  // typical spread, points
   SessionKind session = SessionKind::Forex;
   bool trade_ticks = false;   // emits last/volume (COPY_TICKS_TRADE) ticks
+  // Initial margin rate (MQL5 SymbolInfoMarginRate): multiplies the calc-mode formula's margin.
+  // Not a field of the Python symbol_info, as in MT5; brokers use it for CFD leverage by class.
+  double margin_rate = 1.0;
 };
 
 class Market {
@@ -68,6 +73,9 @@ class Market {
   std::unordered_map<std::string, size_t> index_;
   struct Cache;                   // e.g. an LRU of M1 bars per (symbol, day); used only on the worker thread
   std::unique_ptr<Cache> cache_;
+  // Open time of the oldest bar served (history_start, or the newest maxbars bars: MT5 serves
+  // only what a chart holds); cached per (symbol, timeframe) until a new bar opens.
+  int64_t oldest_bar_open(size_t slot, int64_t timeframe_value, int64_t now_ms) const;
 };
 
 // The group filter of symbols_get / orders_get / positions_get / history_*_get (mt5-reference §2.4):

@@ -1,5 +1,7 @@
 #include "price_path.h"
 
+#include <array>
+
 namespace tradeapi::sim::detail {
 
 namespace {
@@ -17,6 +19,12 @@ double activity_of(const SymbolSpec& s) {
   }
   return 1.0;
 }
+// sqrt(2^k): the amplitude of octave k.
+const auto kOctaveAmplitude = [] {
+  std::array<double, PricePath::kOctaves> a{};
+  for (int k = 0; k < PricePath::kOctaves; ++k) a[static_cast<size_t>(k)] = std::sqrt(static_cast<double>(int64_t{1} << k));
+  return a;
+}();
 }  // namespace
 
 bool session_open(SessionKind kind, int64_t utc_s) {
@@ -38,7 +46,6 @@ bool session_open(SessionKind kind, int64_t utc_s) {
 
 PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_offset_s)
     : base_(spec.base_price),
-      sigma_minute_(spec.volatility / std::sqrt(365.0 * 1440.0)),
       scale_(1.0),
       spread_points_(spec.spread_points),
       activity_(activity_of(spec)),
@@ -46,25 +53,71 @@ PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_o
       session_(spec.session),
       trade_ticks_(spec.trade_ticks),
       spread_float_(spec.info.spread_float) {
-  const uint64_t key = hash2(seed, hash_string(spec.info.name));
-  for (int k = 0; k < kOctaves; ++k) octave_key_[k] = hash2(key, static_cast<uint64_t>(k) + 1000);
-  minute_key_ = hash2(key, 7);
+  const std::vector<Driver> drivers =
+      spec.drivers.empty() ? std::vector<Driver>{Driver{spec.info.name, spec.volatility}} : spec.drivers;
+  const double per_minute = 1.0 / std::sqrt(365.0 * 1440.0);
+  for (const Driver& d : drivers) {
+    // Keyed by the factor's name only: every symbol driven by it sees the same path.
+    const uint64_t key = hash2(seed, hash_string(d.factor));
+    Factor f{};
+    for (int k = 0; k < kOctaves; ++k) f.octave_key[k] = hash2(key, static_cast<uint64_t>(k) + 1000);
+    f.bridge_key = hash2(key, 11);
+    f.weight = d.vol * per_minute;
+    factors_.push_back(f);
+  }
+  minute_key_ = hash2(hash2(seed, hash_string(spec.info.name)), 7);
   // Exact power of ten: bid_points / scale_ is then the double nearest to the decimal price.
   for (int64_t d = 0; d < spec.info.digits; ++d) scale_ *= 10.0;
 }
 
-double PricePath::anchor(int64_t minute) const {
-  double sum = 0.0;
-  for (int k = 0; k < kOctaves; ++k) {
-    const int64_t len = int64_t{1} << k;
-    const int64_t cell = floor_div(minute, len);
-    const double frac = static_cast<double>(minute - cell * len) / static_cast<double>(len);
-    const double v0 = gauss(mix64(octave_key_[k] + static_cast<uint64_t>(cell) * 0x9E3779B97F4A7C15ull));
-    const double v1 = gauss(mix64(octave_key_[k] + static_cast<uint64_t>(cell + 1) * 0x9E3779B97F4A7C15ull));
-    sum += std::sqrt(static_cast<double>(len)) * (v0 + (v1 - v0) * frac);
+double PricePath::anchor(int64_t minute, OctaveCell* cells) const {
+  double log_move = 0.0;
+  for (size_t fi = 0; fi < factors_.size(); ++fi) {
+    const Factor& f = factors_[fi];
+    double sum = 0.0;
+    for (int k = 0; k < kOctaves; ++k) {
+      const int64_t len = int64_t{1} << k;
+      const int64_t cell = floor_div(minute, len);
+      OctaveCell local;
+      OctaveCell& c = cells != nullptr ? cells[fi * kOctaves + static_cast<size_t>(k)] : local;
+      if (c.cell != cell) {
+        c.cell = cell;
+        c.v0 = gauss(mix64(f.octave_key[k] + static_cast<uint64_t>(cell) * 0x9E3779B97F4A7C15ull));
+        c.v1 = gauss(mix64(f.octave_key[k] + static_cast<uint64_t>(cell + 1) * 0x9E3779B97F4A7C15ull));
+      }
+      const double frac = static_cast<double>(minute - cell * len) / static_cast<double>(len);
+      sum += kOctaveAmplitude[static_cast<size_t>(k)] * (c.v0 + (c.v1 - c.v0) * frac);
+    }
+    // Summed octaves give an increment variance of ~8 per minute of lag; normalise to 1.
+    log_move += f.weight * sum * 0.35355339059327373;
   }
-  // Summed octaves give an increment variance of ~8 per minute of lag; normalise to 1.
-  return base_ * std::exp(sigma_minute_ * sum * 0.35355339059327373);
+  return base_ * std::exp(log_move);
+}
+
+void PricePath::deviations(int64_t minute, double* dev) const {
+  // Steps of variance 1/kSegments, so each bridge has the variance of one minute of its walk;
+  // uniform steps ((u - 0.5) * sqrt(12)), four 16-bit draws per hash. The factors' steps are
+  // weighted and summed first, then walked and bridged once (the bridge is linear in the walk):
+  // one dependent chain of additions per minute instead of one per factor.
+  constexpr double kStep = 3.4641016151377544 / 8.0 / 65536.0;  // sqrt(12) / sqrt(64), per 16-bit unit
+  static_assert(kSegments == 64, "kStep assumes 64 segments");
+  double step[kSegments] = {};
+  for (const Factor& f : factors_) {
+    const uint64_t fh = mix64(f.bridge_key + static_cast<uint64_t>(minute) * 0x9E3779B97F4A7C15ull);
+    const double w = f.weight * kStep;
+    for (int q = 0; q < kSegments / 4; ++q) {
+      const uint64_t b = mix64(fh + static_cast<uint64_t>(q + 1) * 0xD1B54A32D192ED03ull);
+      for (int r = 0; r < 4; ++r) step[4 * q + r] += w * (static_cast<double>((b >> (16 * r)) & 0xFFFF) - 32767.5);
+    }
+  }
+  double walk = 0.0;
+  dev[0] = 0.0;
+  for (int j = 0; j < kSegments; ++j) {
+    walk += step[j];
+    dev[j + 1] = walk;
+  }
+  const double end = walk * (1.0 / kSegments);
+  for (int j = 1; j <= kSegments; ++j) dev[j] -= end * j;
 }
 
 // Tick intensity by UTC time of day: quiet late New York / early Asia, busy London and the

@@ -1,17 +1,24 @@
-// The price path of one symbol: a pure function of (seed, symbol, server minute).
+// The price path of one symbol: a pure function of (seed, symbol, server time).
 //
-// * Anchors: the price at the start of every minute is base_price * exp(sigma * N(m)), where N is a
-//   sum of ~22 octaves of hashed value noise over the minute index (octave k: lattice every 2^k
-//   minutes, linear interpolation, amplitude sqrt(2^k)). Increments of such a sum have a variance
-//   roughly proportional to the lag up to ~4 years, i.e. it looks like a random walk, yet any
-//   minute is computed directly without walking from the start, and the path stays around base_price.
-// * Ticks: within a minute, n ticks follow a Brownian bridge (in tick-index "business time") from
-//   the minute's anchor to the next minute's, so consecutive minutes join without a gap. The tick
-//   count, the ms offsets and the spreads are hashes of (seed, symbol, minute, tick index).
+// * Factors: a symbol's log-price is log(base_price) + sum_f w_f * F_f(t) over its drivers
+//   (factor_model.h). Each factor F_f is a unit random walk keyed by (seed, factor name) only, so
+//   symbols that share a factor move together at every instant: crosses equal the ratio of their
+//   majors, and correlations follow the loadings.
+// * Anchors: a factor's value at the start of every minute is a sum of ~22 octaves of hashed value
+//   noise over the minute index (octave k: lattice every 2^k minutes, linear interpolation,
+//   amplitude sqrt(2^k)). Increments of such a sum have a variance roughly proportional to the lag
+//   up to ~4 years, i.e. it looks like a random walk, yet any minute is computed directly without
+//   walking from the start, and the path stays around base_price.
+// * Within a minute, each factor follows a Brownian bridge between its anchors on a lattice of 64
+//   steps (~0.94 s), interpolated linearly; a tick's price is the symbol's combination of the
+//   factors at the tick's own millisecond. The tick count, the ms offsets and the spreads are
+//   hashes of (seed, symbol, minute, tick index); the price sits in the middle of the spread.
 // Prices are produced as integer points (price * 10^digits) so that bars and flags compare exactly.
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "../terminal/constants.h"
 #include "hash.h"
@@ -30,13 +37,22 @@ class PricePath {
  public:
   static constexpr int kMaxTicks = 1000;  // per minute; the generator keeps its scratch on the stack
   static constexpr int kOctaves = 22;     // 2^21 minutes ~ 4 years: the longest "trend" scale
+  static constexpr int kSegments = 64;    // within-minute lattice of the factor bridges
 
   PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_offset_s);
 
   bool open(int64_t minute) const { return session_open(session_, minute * 60 - utc_offset_s_); }
   // Offset (ms) of the minute's first tick; cheap, so "does the forming minute have a tick yet" is too.
   int64_t first_offset_ms(int64_t minute) const { return static_cast<int64_t>(minute_hash(minute) % 400); }
-  double anchor(int64_t minute) const;  // unrounded price at the minute start
+  double anchor(int64_t minute) const { return anchor(minute, nullptr); }  // unrounded price at the minute start
+  // The lattice values of one octave of one factor, kept by AnchorWalker: a cell of octave k spans
+  // 2^k minutes, so walking forward recomputes almost none of them (the result is identical).
+  struct OctaveCell {
+    int64_t cell = INT64_MIN;
+    double v0 = 0, v1 = 0;
+  };
+  size_t octave_cells() const { return factors_.size() * kOctaves; }
+  double anchor(int64_t minute, OctaveCell* cells) const;
   // Number of ticks of an open minute (>= 1: every open minute has a bar), by time of day.
   int tick_count(int64_t minute) const {
     const double rate = ticks_per_second(utc_minute_of_day(minute * 60 - utc_offset_s_)) * activity_ *
@@ -49,9 +65,9 @@ class PricePath {
 
   // Calls sink.tick(time_msc, bid, ask, last, volume, flags) for every tick of an open minute, in
   // time order; prices in integer points. a0/a1 = anchor(minute)/anchor(minute + 1), passed in so
-  // that callers walking forward compute each anchor once. kTimes=false skips the timestamps
-  // (time_msc is then 0): bars of a whole minute do not need them, and the gaps cost a log() each.
-  template <bool kTimes, typename Sink>
+  // that callers walking forward compute each anchor once. (Timestamps are always computed: the
+  // price of a tick depends on its time, which is what keeps crosses in line with the majors.)
+  template <typename Sink>
   void emit(int64_t minute, double a0, double a1, Sink& sink) const;
 
  private:
@@ -60,10 +76,18 @@ class PricePath {
   }
   double ticks_per_second(int64_t utc_minute_of_day) const;
   double spread_multiplier(int64_t utc_minute_of_day, uint64_t h) const;
+  // dev[j], j = 0..kSegments: relative deviation of the price from the straight line between the
+  // minute's anchors at j/kSegments of the minute (0 at both ends).
+  void deviations(int64_t minute, double* dev) const;
 
-  uint64_t octave_key_[kOctaves];
+  struct Factor {
+    uint64_t octave_key[kOctaves];
+    uint64_t bridge_key;
+    double weight;  // per sqrt(minute): the driver's annualised vol / sqrt(minutes per year)
+  };
+  std::vector<Factor> factors_;
   uint64_t minute_key_;
-  double base_, sigma_minute_, scale_, spread_points_, activity_;
+  double base_, scale_, spread_points_, activity_;
   int64_t utc_offset_s_;
   SessionKind session_;
   bool trade_ticks_, spread_float_;
@@ -72,21 +96,38 @@ class PricePath {
 // Walks minutes forward, reusing anchor(m + 1) as the next minute's anchor(m).
 class AnchorWalker {
  public:
-  explicit AnchorWalker(const PricePath& path) : path_(path) {}
+  explicit AnchorWalker(const PricePath& path) : path_(path), cells_(path.octave_cells()) {}
   void anchors(int64_t minute, double& a0, double& a1) {
-    a0 = (minute == next_minute_) ? next_anchor_ : path_.anchor(minute);
-    a1 = path_.anchor(minute + 1);
+    a0 = (minute == next_minute_) ? next_anchor_ : path_.anchor(minute, cells_.data());
+    a1 = path_.anchor(minute + 1, cells_.data());
     next_minute_ = minute + 1;
     next_anchor_ = a1;
   }
 
  private:
   const PricePath& path_;
+  std::vector<PricePath::OctaveCell> cells_;
   int64_t next_minute_ = INT64_MIN;
   double next_anchor_ = 0;
 };
 
-template <bool kTimes, typename Sink>
+// -ln(u) for u = (low 32 bits of h + 1) / 2^32, to ~1e-4: a polynomial for log2 of the mantissa plus
+// the exponent. Tick gaps only need an exponential-looking spread, and std::log costs as much as
+// the rest of a tick.
+inline double exp_variate(uint64_t h) {
+  const double u = (static_cast<double>(h & 0xFFFFFFFFull) + 1.0) * (1.0 / 4294967296.0);
+  uint64_t bits;
+  std::memcpy(&bits, &u, sizeof bits);
+  const double e = static_cast<double>(static_cast<int64_t>((bits >> 52) & 0x7FF) - 1023);
+  bits = (bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;  // mantissa in [1, 2)
+  double m;
+  std::memcpy(&m, &bits, sizeof m);
+  const double log2m = -1.7417939 + (2.8212026 + (-1.4699568 + (0.44717955 - 0.056570851 * m) * m) * m) * m;
+  const double v = -(e + log2m) * 0.6931471805599453;
+  return v > 0 ? v : 0.0;
+}
+
+template <typename Sink>
 void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
   constexpr uint32_t kBid = static_cast<uint32_t>(mt5::TICK_FLAG_BID), kAsk = static_cast<uint32_t>(mt5::TICK_FLAG_ASK),
                      kLast = static_cast<uint32_t>(mt5::TICK_FLAG_LAST), kVol = static_cast<uint32_t>(mt5::TICK_FLAG_VOLUME),
@@ -97,41 +138,40 @@ void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
   const double spread_base = spread_float_ ? spread_points_ * spread_multiplier(utc_mod, h) : spread_points_;
   const int64_t first_ms = first_offset_ms(minute);
 
-  // Pass 1: the random walk w (w[0] = 0) whose end w[n] the bridge needs before the first tick,
-  // the per-tick random bits, and (kTimes) the cumulated exponential gaps.
-  double w[kMaxTicks + 1];
+  // Pass 1: the per-tick random bits and the cumulated exponential gaps (the tick times).
   uint64_t bits[kMaxTicks];
-  double gaps[kTimes ? kMaxTicks + 1 : 1];
-  w[0] = 0.0;
+  double gaps[kMaxTicks];
   double cum = 0.0;
   for (int i = 0; i < n; ++i) {
     const uint64_t b = mix64(h + static_cast<uint64_t>(i + 1) * 0xD1B54A32D192ED03ull);
     bits[i] = b;
-    // Uniform step with unit variance: (u - 0.5) * sqrt(12).
-    w[i + 1] = w[i] + (static_cast<double>(b & 0xFFFFFFFFull) * (1.0 / 4294967296.0) - 0.5) * 3.4641016151377544;
-    if constexpr (kTimes) {
-      gaps[i] = cum;  // gap before tick i (tick 0 sits at first_ms)
-      cum += -std::log(unit_open0(mix64(b)));
-    }
+    gaps[i] = cum;  // gap before tick i (tick 0 sits at first_ms)
+    cum += exp_variate(b);  // the low 32 bits; the others feed the spread and the trades
   }
-  const double inv_n = 1.0 / n;
+  double dev[kSegments + 1], dslope[kSegments];
+  deviations(minute, dev);
+  for (int j = 0; j < kSegments; ++j) dslope[j] = dev[j + 1] - dev[j];
   const double a_pts = a0 * scale_;
-  const double slope = (a1 - a0) * scale_ * inv_n;
-  const double amp = a0 * sigma_minute_ * scale_ * std::sqrt(inv_n);
-  const double w_end = w[n];
+  const double slope = (a1 - a0) * scale_ * (1.0 / static_cast<double>(kMinuteMs));  // points per ms
+  constexpr double kSegPerMs = static_cast<double>(kSegments) / static_cast<double>(kMinuteMs);
   // Ticks i >= 1 land at first_ms + i + cum_i * norm < 60000: strictly increasing, inside the minute.
-  const double norm = kTimes ? static_cast<double>(kMinuteMs - 1 - first_ms - n) / (cum > 0 ? cum : 1.0) : 0.0;
+  const double norm = static_cast<double>(kMinuteMs - 1 - first_ms - n) / (cum > 0 ? cum : 1.0);
   const int64_t minute_ms = minute * kMinuteMs;
 
   int64_t prev_bid = -1, prev_ask = -1, last = 0;
   uint32_t volume = 0;
   for (int i = 0; i < n; ++i) {
     const uint64_t b = bits[i];
-    const double x = a_pts + slope * i + (w[i] - w_end * (i * inv_n)) * amp;
-    const int64_t bid = static_cast<int64_t>(x + 0.5);  // x > 0: truncation rounds (std::floor is a libm call)
+    const int64_t off = i == 0 ? first_ms : first_ms + i + static_cast<int64_t>(gaps[i] * norm);
+    const double pos = static_cast<double>(off) * kSegPerMs;
+    const int j = static_cast<int>(pos);
+    const double d = dev[j] + dslope[j] * (pos - j);
+    const double mid = (a_pts + slope * static_cast<double>(off)) * (1.0 + d);
     const double jitter = 0.7 + 0.6 * static_cast<double>((b >> 32) & 0xFFFF) * (1.0 / 65536.0);
     int64_t spread = static_cast<int64_t>(spread_base * jitter + 0.5);
     if (spread < 1) spread = 1;
+    // mid > spread: truncation rounds (std::floor is a libm call).
+    const int64_t bid = static_cast<int64_t>(mid - 0.5 * static_cast<double>(spread) + 0.5);
     int64_t ask = bid + spread;
     uint32_t flags = 0;
     if (i == 0) {
@@ -155,11 +195,7 @@ void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
     }
     prev_bid = bid;
     prev_ask = ask;
-    int64_t msc = 0;
-    if constexpr (kTimes) {
-      msc = minute_ms + (i == 0 ? first_ms : first_ms + i + static_cast<int64_t>(gaps[i] * norm));
-    }
-    sink.tick(msc, bid, ask, last, volume, flags);
+    sink.tick(minute_ms + off, bid, ask, last, volume, flags);
   }
 }
 

@@ -90,7 +90,7 @@ class TickSeriesCursor final : public TickCursor {
                     c.flags.data(), c.volume_real.data(), start, lo_, hi_, mask_, path_.scale()};
     double a0, a1;
     anchors_.anchors(minute, a0, a1);
-    path_.emit<true>(minute, a0, a1, sink);
+    path_.emit(minute, a0, a1, sink);
     resize(c, sink.row);
     return sink.row - start;
   }
@@ -108,9 +108,9 @@ class TickSeriesCursor final : public TickCursor {
 class RateSeriesCursor final : public RateCursor {
  public:
   RateSeriesCursor(History& history, size_t slot, Timeframe tf, int64_t first_open, int64_t last_open, int64_t now_ms,
-                   bool trade_volume)
+                   bool trade_volume, bool by_last)
       : history_(history), slot_(slot), tf_(tf), next_open_(first_open), last_open_(last_open), now_ms_(now_ms),
-        scale_(history.path(slot).scale()), trade_volume_(trade_volume) {}
+        scale_(history.path(slot).scale()), trade_volume_(trade_volume), by_last_(by_last) {}
 
   bool next(size_t max_rows, RateColumns& c) override {
     c.time.clear(); c.open.clear(); c.high.clear(); c.low.clear(); c.close.clear();
@@ -120,11 +120,12 @@ class RateSeriesCursor final : public RateCursor {
       next_open_ = tf_.next_open(open);
       const BarAgg agg = history_.aggregate(slot_, open, next_open_, now_ms_);
       if (agg.empty()) continue;  // no ticks, no bar (weekends, nights of stock CFDs)
+      if (by_last_ && agg.last_open == BarAgg::kNone) continue;  // a chart of trades: no trade, no bar
       c.time.push_back(open);
-      c.open.push_back(static_cast<double>(agg.open) / scale_);
-      c.high.push_back(static_cast<double>(agg.high) / scale_);
-      c.low.push_back(static_cast<double>(agg.low) / scale_);
-      c.close.push_back(static_cast<double>(agg.close) / scale_);
+      c.open.push_back(static_cast<double>(by_last_ ? agg.last_open : agg.open) / scale_);
+      c.high.push_back(static_cast<double>(by_last_ ? agg.last_high : agg.high) / scale_);
+      c.low.push_back(static_cast<double>(by_last_ ? agg.last_low : agg.low) / scale_);
+      c.close.push_back(static_cast<double>(by_last_ ? agg.last_close : agg.close) / scale_);
       c.tick_volume.push_back(agg.ticks);
       c.spread.push_back(static_cast<int32_t>(std::min<int64_t>(agg.min_spread, INT32_MAX)));
       c.real_volume.push_back(trade_volume_ ? agg.real_volume : 0);
@@ -138,7 +139,7 @@ class RateSeriesCursor final : public RateCursor {
   Timeframe tf_;
   int64_t next_open_, last_open_, now_ms_;
   double scale_;
-  bool trade_volume_;
+  bool trade_volume_, by_last_;
 };
 
 }  // namespace
@@ -149,8 +150,8 @@ std::unique_ptr<TickCursor> make_tick_cursor(const PricePath& path, int64_t lo_m
 }
 
 std::unique_ptr<RateCursor> make_rate_cursor(History& history, size_t slot, Timeframe tf, int64_t first_open,
-                                             int64_t last_open, int64_t now_ms, bool trade_volume) {
-  return std::make_unique<RateSeriesCursor>(history, slot, tf, first_open, last_open, now_ms, trade_volume);
+                                             int64_t last_open, int64_t now_ms, bool trade_volume, bool by_last) {
+  return std::make_unique<RateSeriesCursor>(history, slot, tf, first_open, last_open, now_ms, trade_volume, by_last);
 }
 
 }  // namespace tradeapi::sim::detail

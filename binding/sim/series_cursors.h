@@ -19,7 +19,8 @@ std::unique_ptr<TickCursor> make_tick_cursor(const PricePath& path, int64_t lo_m
 
 // Bars of `tf` with first_open <= open time <= last_open (ticks up to now_ms), empty bars skipped.
 // `trade_volume`: real_volume = sum of trade volumes (exchange-like symbols) instead of 0.
+// `by_last`: OHLC of the trade prices (SYMBOL_CHART_MODE_LAST) instead of the bids.
 std::unique_ptr<RateCursor> make_rate_cursor(History& history, size_t slot, Timeframe tf, int64_t first_open,
-                                             int64_t last_open, int64_t now_ms, bool trade_volume);
+                                             int64_t last_open, int64_t now_ms, bool trade_volume, bool by_last);
 
 }  // namespace tradeapi::sim::detail

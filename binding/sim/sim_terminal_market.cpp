@@ -29,7 +29,8 @@ const SymbolSpec& SimTerminal::spec(const std::string& symbol) const {
 }
 
 Version SimTerminal::version() {
-  return record([&] { return Version{500, 4755, "14 Nov 2026"}; });
+  // Build 5100 was released on 5 June 2025 (metatrader5.com release notes): a pair that belongs together.
+  return record([&] { return Version{500, 5100, "5 Jun 2025"}; });
 }
 
 // Not recorded: reading the last error must not reset it.
@@ -48,7 +49,7 @@ TerminalInfo SimTerminal::terminal_info() {
     t.ftp_enabled = false;
     t.notifications_enabled = false;
     t.mqid = false;
-    t.build = 4755;
+    t.build = 5100;
     t.maxbars = market_.config().maxbars;
     t.codepage = 0;  // CP_ACP
     t.ping_last = 18250;  // microseconds

@@ -14,6 +14,8 @@ class Timeframe {
   int64_t open_of(int64_t t) const;       // open time of the bar containing t
   int64_t next_open(int64_t open) const;  // open time of the following bar
   int64_t prev_open(int64_t open) const;  // open time of the preceding bar
+  // The shortest bar length (a month is at least 28 days): bounds the number of bars in a span.
+  int64_t min_seconds() const { return kind_ == Kind::Fixed ? seconds_ : kind_ == Kind::Week ? 7 * 86400 : 28 * 86400; }
 
  private:
   enum class Kind { Fixed, Week, Month };

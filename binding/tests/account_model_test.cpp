@@ -208,7 +208,11 @@ TEST(AccountMargin, OppositePositionsOfOneSymbolAreChargedOnce) {
 }
 
 TEST(AccountMargin, OrderCheckOfAnOppositeDealKeepsOrLowersTheMargin) {
-  Book book(empty_account(), {position("EURUSD", true, 1.0, 1.10000, at(1, 10), 101)});
+  // A deep balance: the checks below are about margin, not about the buy's floating loss at
+  // whatever the market's price is (which could leave too little free margin for 3 lots).
+  SimConfig rich = empty_account();
+  rich.balance = 1'000'000;
+  Book book(rich, {position("EURUSD", true, 1.0, 1.10000, at(1, 10), 101)});
   const double before = book.account.info().margin;
   ASSERT_DOUBLE_EQ(before, 1100.00);
   // A sell of 1 lot at 1.10100 covers the buy: as per 1 lot at the average rate (1.10050).

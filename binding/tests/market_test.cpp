@@ -191,7 +191,7 @@ TEST(MarketTicks, TradeTicksOfAnOtcSymbolAnswerAtOnce) {
 TEST(MarketTicks, CopyTicksFlags) {
   Market mk(test_config());
   const int64_t from = utc(2024, 3, 14, 15) * 1000, to = utc(2024, 3, 14, 15, 30) * 1000;
-  for (const char* sym : {"EURUSD", "AAPL"}) {
+  for (const char* sym : {"EURUSD", "AMZN"}) {  // AMZN: an exchange-traded share, with trades
     const TickColumns all = ticks(mk, sym, from, to, m::COPY_TICKS_ALL);
     const TickColumns info = ticks(mk, sym, from, to, m::COPY_TICKS_INFO);
     const TickColumns trade = ticks(mk, sym, from, to, m::COPY_TICKS_TRADE);
@@ -409,7 +409,8 @@ TEST(MarketTime, NothingInTheFutureNorBeforeHistory) {
   const TickColumns in_bar = ticks(mk, "EURUSD", forming.time[0] * 1000, kNowMs);
   EXPECT_EQ(forming.tick_volume[0], in_bar.rows());
   EXPECT_EQ(forming.close[0], live.bid);
-  EXPECT_EQ(drain(*mk.rates_range(s, m::TIMEFRAME_M1, kNowMs / 1000 + 60, kNowMs / 1000 + 86400)).rows(), 0u);
+  // A range entirely in the future is outside the history: it fails (-4) rather than being empty.
+  EXPECT_THROW(mk.rates_range(s, m::TIMEFRAME_M1, kNowMs / 1000 + 60, kNowMs / 1000 + 86400), TerminalError);
   // Before history_start: nothing.
   const int64_t hs = test_config().history_start;
   const TickColumns early = drain(*mk.ticks_from(s, 0, 10, m::COPY_TICKS_ALL));
@@ -419,6 +420,53 @@ TEST(MarketTime, NothingInTheFutureNorBeforeHistory) {
   ASSERT_FALSE(d1.time.empty());
   EXPECT_GE(d1.time.front(), hs);
   EXPECT_THROW(mk.tick_at(s, (hs - 86400) * 1000), TerminalError);
+}
+
+// Issue 14 item 8: only the served history exists. A range entirely before history_start (or
+// after now) fails with (-4, not found), as MT5's copy_rates_range does; and with maxbars bars on
+// the chart, older bars are unreachable by range, from and from_pos alike.
+TEST(MarketHistory, OutsideTheServedHistoryFails) {
+  SimConfig cfg = test_config();
+  cfg.maxbars = 5000;
+  Market mk(cfg);
+  const SymbolSpec& s = *mk.find("EURUSD");
+  const int64_t hs = cfg.history_start;
+  auto code_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const TerminalError& e) {
+      return e.code();
+    }
+    return int64_t{0};
+  };
+  EXPECT_EQ(code_of([&] { mk.rates_range(s, m::TIMEFRAME_H1, hs - 30 * 86400, hs - 86400); }), -4);
+  EXPECT_EQ(drain(*mk.rates_from(s, m::TIMEFRAME_H1, hs - 86400, 10)).rows(), 0u);  // from: empty
+  EXPECT_EQ(code_of([&] { mk.rates_range(s, m::TIMEFRAME_D1, kNowMs / 1000 + 86400, kNowMs / 1000 + 9 * 86400); }), -4);
+  // Overlapping the start: the bars inside.
+  const RateColumns edge = drain(*mk.rates_range(s, m::TIMEFRAME_D1, hs - 30 * 86400, hs + 5 * 86400));
+  ASSERT_FALSE(edge.time.empty());
+  EXPECT_GE(edge.time.front(), hs);
+  // maxbars: the chart holds the newest 5000 M1 bars (~3.5 FX days). Position 4999 is the oldest.
+  const RateColumns newest = drain(*mk.rates_from_pos(s, m::TIMEFRAME_M1, 0, 4999));
+  const RateColumns oldest = drain(*mk.rates_from_pos(s, m::TIMEFRAME_M1, 4999, 10));
+  ASSERT_EQ(newest.rows(), 4999u);
+  ASSERT_EQ(oldest.rows(), 1u);  // positions 5000.. are not on the chart
+  EXPECT_LT(oldest.time[0], newest.time.front());
+  EXPECT_EQ(code_of([&] { mk.rates_from_pos(s, m::TIMEFRAME_M1, 5000, 10); }), -4);
+  const int64_t first_served = oldest.time[0];
+  // A range reaching further back starts at the oldest served bar...
+  const RateColumns r = drain(*mk.rates_range(s, m::TIMEFRAME_M1, first_served - 3600, first_served + 600));
+  ASSERT_FALSE(r.time.empty());
+  EXPECT_EQ(r.time.front(), first_served);
+  // ...one entirely older fails, although that minute exists in the price history...
+  EXPECT_EQ(code_of([&] { mk.rates_range(s, m::TIMEFRAME_M1, first_served - 7200, first_served - 3600); }), -4);
+  // ...copy_rates_from before it is empty; from within it stops at the oldest served bar.
+  EXPECT_EQ(drain(*mk.rates_from(s, m::TIMEFRAME_M1, first_served - 3600, 10)).rows(), 0u);
+  const RateColumns f = drain(*mk.rates_from(s, m::TIMEFRAME_M1, first_served + 120, 100));
+  ASSERT_FALSE(f.time.empty());
+  EXPECT_EQ(f.time.front(), first_served);
+  // Higher timeframes hold fewer bars than maxbars here: everything since history_start is served.
+  EXPECT_GT(drain(*mk.rates_range(s, m::TIMEFRAME_D1, hs, kNowMs / 1000)).rows(), 300u);
 }
 
 TEST(MarketLive, SymbolInfoAndFixedQuotes) {

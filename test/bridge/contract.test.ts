@@ -105,8 +105,9 @@ function seriesRequests(): Req[] {
     out.push(get(`/ticks/range?${q({ symbol: s, date_from: new Date(a + 250).toISOString(), date_to: new Date(a + 61_750).toISOString() })}`));
     out.push(get(`/ticks/from?${q({ symbol: s, date_from: new Date(a + 333).toISOString(), count: 2500 })}`));
     for (const flags of ['COPY_TICKS_INFO', 'COPY_TICKS_TRADE']) {
-      // No trade ticks on FX and gold: an empty series, whose schema must still agree.
-      const none = flags === 'COPY_TICKS_TRADE' && !stock;
+      // No trade ticks on FX, gold or OTC share CFDs such as AAPL (issue 14): an empty series, whose
+      // schema must still agree.
+      const none = flags === 'COPY_TICKS_TRADE';
       out.push(get(`/ticks/range?${q({ symbol: s, date_from: iso(a), date_to: iso(a + 20 * 60_000), flags })}`, none ? empty : {}));
     }
     if (!stock) out.push(get(`/ticks/range?${q({ symbol: s, date_from: iso(NOW_MS - 10 * 60_000), date_to: iso(NOW_MS + H) })}`, { note: 'to beyond now' }));
