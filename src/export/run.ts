@@ -175,6 +175,7 @@ async function openSeries(terminal: Terminal, r: ExportRequest): Promise<Opened>
   const timeframe = r.timeframe as number;
   const series = await withinMaxBars(terminal, { timeframe, fromMs: r.fromMs, toMs: r.toMs }, () =>
     terminal.copyRatesRange(r.symbol, timeframe, toSeconds(r.fromMs), toSeconds(r.toMs)),
+    r.symbol,
   );
   return { which: 'rates', series };
 }

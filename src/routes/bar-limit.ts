@@ -1,7 +1,7 @@
 // MT5 serves at most terminal_info().maxbars bars per copy_rates_* request ("Max bars in chart")
 // and refuses a request that reaches it with a bare (-2, 'Terminal: Invalid params'). This turns
 // that refusal into a 400 naming the limit, its value and what to ask instead.
-import { validationError } from '../http/problem.js';
+import { ProblemError, validationError } from '../http/problem.js';
 import { constantName } from '../terminal/constants.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { Terminal } from '../terminal/terminal.js';
@@ -39,11 +39,33 @@ function explain(request: BarRequest, maxbars: number): string | undefined {
   return `the range from ${new Date(request.fromMs).toISOString()} to ${new Date(request.toMs).toISOString()} can hold up to ${most} ${tf} bars, and ${limit}; ask for a shorter range (split it into several requests)`;
 }
 
-/** Runs a copy_rates_* call, turning a refusal for the terminal's bar limit into a clear 400. */
-export async function withinMaxBars<T>(terminal: Terminal, request: BarRequest, call: () => Promise<T>): Promise<T> {
+/**
+ * MT5 fails a bars request that lies wholly outside the history it serves (before the first bar,
+ * after now, or older than the newest maxbars bars) with a "not found" (-4) that also means an
+ * unknown symbol. Asked only after such a failure: when the symbol exists, a 404 that says so.
+ */
+async function explainNoHistory(terminal: Terminal, symbol: string, e: TerminalError): Promise<never> {
+  try {
+    await terminal.symbolInfo(symbol);
+  } catch {
+    throw e; // unknown symbol indeed: the route's symbol-not-found answer
+  }
+  throw new ProblemError(
+    'notFound',
+    `no ${symbol} bars there: the request lies wholly outside the history the terminal serves (${e.message}); ` +
+      'ask for a range that overlaps it (GET …/rates/from-pos?start_pos=0 gives the newest bars)',
+  );
+}
+
+/**
+ * Runs a copy_rates_* call, turning a refusal for the terminal's bar limit into a clear 400 and,
+ * with `symbol`, a request outside the served history into a 404 that does not blame the symbol.
+ */
+export async function withinMaxBars<T>(terminal: Terminal, request: BarRequest, call: () => Promise<T>, symbol?: string): Promise<T> {
   try {
     return await call();
   } catch (e) {
+    if (symbol !== undefined && e instanceof TerminalError && e.kind === 'not_found') return explainNoHistory(terminal, symbol, e);
     if (!(e instanceof TerminalError && e.kind === 'invalid_params')) throw e;
     // Asked only after a refusal, so a successful request costs no extra terminal call.
     let maxbars: number;

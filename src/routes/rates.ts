@@ -13,7 +13,7 @@ const common = {
   compression: Type.Optional(Param.compression()),
 };
 const response = { kind: 'series' as const, description: 'Bars in ascending time', schema: Type.Array(RateRow) };
-const errors = ['symbolNotFound'] as const;
+const errors = ['symbolNotFound', 'notFound'] as const;
 const maxbars =
   ' A terminal serves fewer than terminal_info().maxbars bars per request (MT5\'s "Max bars in chart"; 10000000 in the embedded' +
   ' simulator): a request that reaches it is a 400 naming the limit.';
@@ -49,6 +49,7 @@ export const rateRoutes: readonly Route[] = [
     async handler({ terminal, query }) {
       const series = await withinMaxBars(terminal, { count: query.count }, () =>
         terminal.copyRatesFromPos(query.symbol, query.timeframe, query.start_pos, query.count),
+        query.symbol,
       );
       return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
@@ -57,7 +58,7 @@ export const rateRoutes: readonly Route[] = [
     method: 'GET',
     path: '/rates/range',
     summary: 'Bars in a date range',
-    description: 'Bars with date_from <= time <= date_to (copy_rates_range).' + maxbars,
+    description: 'Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`).' + maxbars,
     tags: ['market data'],
     operational: false,
     query: { ...common, date_from: Param.date('First bar open time'), date_to: Param.date('Last bar open time') },
@@ -68,6 +69,7 @@ export const rateRoutes: readonly Route[] = [
       const range = { timeframe: query.timeframe, fromMs: query.date_from, toMs: query.date_to };
       const series = await withinMaxBars(terminal, range, () =>
         terminal.copyRatesRange(query.symbol, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to)),
+        query.symbol,
       );
       return { kind: 'series', which: 'rates', series, compression: query.compression };
     },
