@@ -232,7 +232,7 @@ export interface paths {
         };
         /**
          * Bars in a date range
-         * @description Bars with date_from <= time <= date_to (copy_rates_range). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit.
+         * @description Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit.
          */
         get: operations["getRatesRange"];
         put?: never;
@@ -576,7 +576,7 @@ export interface paths {
         };
         /**
          * Live ticks and market depth (WebSocket)
-         * @description A WebSocket (RFC 6455) carrying the same live events as GET /events, for any set of symbols the client picks and changes as it goes. Open it with the handshake's `X-API-Key` header, or (browsers cannot set headers on a WebSocket) without it and send `{"op":"auth","key":"…"}` as the first message within 5 s: until then nothing else is served, and a wrong key, another message first or the deadline closes the connection (code 1008) after an `error` event. A refused upgrade is an ordinary HTTP answer with a problem body (401, 404, 429, 503 when TRADEAPI_MAX_EVENT_CLIENTS connections and event streams are open); a GET without the WebSocket handshake gets 426.
+         * @description A WebSocket (RFC 6455) carrying the same live events as GET /events, for any set of symbols the client picks and changes as it goes. Open it with the handshake's `X-API-Key` header, or (browsers cannot set headers on a WebSocket) without it and send `{"op":"auth","key":"…"}` as the first message within TRADEAPI_EVENTS_AUTH_TIMEOUT_MS (5 s): until then nothing else is served, and a wrong key, another message first or the deadline closes the connection (code 1008) after an `error` event. A refused upgrade is an ordinary HTTP answer with a problem body (401, 404, 429, 503 when TRADEAPI_MAX_EVENT_CLIENTS connections and event streams are open); a GET without the WebSocket handshake gets 426.
          *
          *     Client messages (JSON text frames; `id`, a number or a string, is optional and echoed in the reply):
          *     - `{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → `{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}`
@@ -664,8 +664,8 @@ export interface operations {
                      *         "connected": true,
                      *         "version": {
                      *           "terminal_version": 500,
-                     *           "build": 4755,
-                     *           "build_date": "14 Nov 2026"
+                     *           "build": 5100,
+                     *           "build_date": "5 Jun 2025"
                      *         }
                      *       }
                      *     }
@@ -770,8 +770,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "terminal_version": 500,
-                     *       "build": 4755,
-                     *       "build_date": "14 Nov 2026"
+                     *       "build": 5100,
+                     *       "build_date": "5 Jun 2025"
                      *     }
                      */
                     "application/json": {
@@ -939,11 +939,11 @@ export interface operations {
                      *       "fifo_close": false,
                      *       "balance": 10000,
                      *       "credit": 0,
-                     *       "profit": -18.07,
-                     *       "equity": 9981.93,
-                     *       "margin": 74.04,
-                     *       "margin_free": 9907.89,
-                     *       "margin_level": 13481.807131280388,
+                     *       "profit": -10.07,
+                     *       "equity": 9989.93,
+                     *       "margin": 65.94,
+                     *       "margin_free": 9923.99,
+                     *       "margin_level": 15150.030330603578,
                      *       "margin_so_call": 50,
                      *       "margin_so_so": 30,
                      *       "margin_initial": 0,
@@ -1067,7 +1067,7 @@ export interface operations {
                      *       "ftp_enabled": false,
                      *       "notifications_enabled": false,
                      *       "mqid": false,
-                     *       "build": 4755,
+                     *       "build": 5100,
                      *       "maxbars": 10000000,
                      *       "codepage": 0,
                      *       "ping_last": 18250,
@@ -1209,12 +1209,12 @@ export interface operations {
                      *         "order_gtc_mode": 0,
                      *         "option_mode": 0,
                      *         "option_right": 0,
-                     *         "bid": 1.09744,
-                     *         "bidhigh": 1.09962,
-                     *         "bidlow": 1.09663,
-                     *         "ask": 1.09754,
-                     *         "askhigh": 1.09973,
-                     *         "asklow": 1.09672,
+                     *         "bid": 1.07334,
+                     *         "bidhigh": 1.07366,
+                     *         "bidlow": 1.07095,
+                     *         "ask": 1.07344,
+                     *         "askhigh": 1.07374,
+                     *         "asklow": 1.07105,
                      *         "last": 0,
                      *         "lasthigh": 0,
                      *         "lastlow": 0,
@@ -1244,14 +1244,14 @@ export interface operations {
                      *         "session_interest": 0,
                      *         "session_buy_orders_volume": 0,
                      *         "session_sell_orders_volume": 0,
-                     *         "session_open": 1.09922,
-                     *         "session_close": 1.09924,
+                     *         "session_open": 1.07101,
+                     *         "session_close": 1.07104,
                      *         "session_aw": 0,
                      *         "session_price_settlement": 0,
                      *         "session_price_limit_min": 0,
                      *         "session_price_limit_max": 0,
                      *         "margin_hedged": 100000,
-                     *         "price_change": -0.1637,
+                     *         "price_change": 0.2147,
                      *         "price_volatility": 0,
                      *         "price_theoretical": 0,
                      *         "price_greeks_delta": 0,
@@ -1307,12 +1307,12 @@ export interface operations {
                      *         "order_gtc_mode": 0,
                      *         "option_mode": 0,
                      *         "option_right": 0,
-                     *         "bid": 142.377,
-                     *         "bidhigh": 142.909,
-                     *         "bidlow": 142.281,
-                     *         "ask": 142.388,
-                     *         "askhigh": 142.92,
-                     *         "asklow": 142.29,
+                     *         "bid": 152.467,
+                     *         "bidhigh": 153.312,
+                     *         "bidlow": 152.381,
+                     *         "ask": 152.478,
+                     *         "askhigh": 153.322,
+                     *         "asklow": 152.391,
                      *         "last": 0,
                      *         "lasthigh": 0,
                      *         "lastlow": 0,
@@ -1321,9 +1321,9 @@ export interface operations {
                      *         "volumelow_real": 0,
                      *         "option_strike": 0,
                      *         "point": 0.001,
-                     *         "trade_tick_value": 0.7023063741326516,
-                     *         "trade_tick_value_profit": 0.7023063741326516,
-                     *         "trade_tick_value_loss": 0.7023606340911804,
+                     *         "trade_tick_value": 0.6558323167932423,
+                     *         "trade_tick_value_profit": 0.6558323167932423,
+                     *         "trade_tick_value_loss": 0.6558796329697574,
                      *         "trade_tick_size": 0.001,
                      *         "trade_contract_size": 100000,
                      *         "trade_accrued_interest": 0,
@@ -1342,14 +1342,14 @@ export interface operations {
                      *         "session_interest": 0,
                      *         "session_buy_orders_volume": 0,
                      *         "session_sell_orders_volume": 0,
-                     *         "session_open": 142.792,
-                     *         "session_close": 142.794,
+                     *         "session_open": 153.304,
+                     *         "session_close": 153.308,
                      *         "session_aw": 0,
                      *         "session_price_settlement": 0,
                      *         "session_price_limit_min": 0,
                      *         "session_price_limit_max": 0,
                      *         "margin_hedged": 100000,
-                     *         "price_change": -0.29200000000000004,
+                     *         "price_change": -0.5486,
                      *         "price_volatility": 0,
                      *         "price_theoretical": 0,
                      *         "price_greeks_delta": 0,
@@ -1543,7 +1543,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "total": 34
+                     *       "total": 36
                      *     }
                      */
                     "application/json": {
@@ -1654,12 +1654,12 @@ export interface operations {
                      *       "order_gtc_mode": 0,
                      *       "option_mode": 0,
                      *       "option_right": 0,
-                     *       "bid": 1.09744,
-                     *       "bidhigh": 1.09962,
-                     *       "bidlow": 1.09663,
-                     *       "ask": 1.09754,
-                     *       "askhigh": 1.09973,
-                     *       "asklow": 1.09672,
+                     *       "bid": 1.07334,
+                     *       "bidhigh": 1.07366,
+                     *       "bidlow": 1.07095,
+                     *       "ask": 1.07344,
+                     *       "askhigh": 1.07374,
+                     *       "asklow": 1.07105,
                      *       "last": 0,
                      *       "lasthigh": 0,
                      *       "lastlow": 0,
@@ -1689,14 +1689,14 @@ export interface operations {
                      *       "session_interest": 0,
                      *       "session_buy_orders_volume": 0,
                      *       "session_sell_orders_volume": 0,
-                     *       "session_open": 1.09922,
-                     *       "session_close": 1.09924,
+                     *       "session_open": 1.07101,
+                     *       "session_close": 1.07104,
                      *       "session_aw": 0,
                      *       "session_price_settlement": 0,
                      *       "session_price_limit_min": 0,
                      *       "session_price_limit_max": 0,
                      *       "margin_hedged": 100000,
-                     *       "price_change": -0.1637,
+                     *       "price_change": 0.2147,
                      *       "price_volatility": 0,
                      *       "price_theoretical": 0,
                      *       "price_greeks_delta": 0,
@@ -1902,12 +1902,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "time": 1704887999,
-                     *       "bid": 1.09744,
-                     *       "ask": 1.09754,
+                     *       "bid": 1.07334,
+                     *       "ask": 1.07344,
                      *       "last": 0,
                      *       "volume": 0,
-                     *       "time_msc": 1704887999350,
-                     *       "flags": 6,
+                     *       "time_msc": 1704887999692,
+                     *       "flags": 4,
                      *       "volume_real": 0
                      *     }
                      */
@@ -2123,30 +2123,30 @@ export interface operations {
                      * @example [
                      *       {
                      *         "time": 1704837600,
-                     *         "open": 1.09954,
-                     *         "high": 1.09987,
-                     *         "low": 1.09916,
-                     *         "close": 1.09944,
+                     *         "open": 1.07119,
+                     *         "high": 1.0723,
+                     *         "low": 1.07104,
+                     *         "close": 1.07175,
                      *         "tick_volume": 1235,
                      *         "spread": 5,
                      *         "real_volume": 0
                      *       },
                      *       {
                      *         "time": 1704841200,
-                     *         "open": 1.09938,
-                     *         "high": 1.0999,
-                     *         "low": 1.09908,
-                     *         "close": 1.09924,
+                     *         "open": 1.07185,
+                     *         "high": 1.07209,
+                     *         "low": 1.07098,
+                     *         "close": 1.07104,
                      *         "tick_volume": 1266,
                      *         "spread": 5,
                      *         "real_volume": 0
                      *       },
                      *       {
                      *         "time": 1704844800,
-                     *         "open": 1.09922,
-                     *         "high": 1.09948,
-                     *         "low": 1.0988,
-                     *         "close": 1.09937,
+                     *         "open": 1.07101,
+                     *         "high": 1.07198,
+                     *         "low": 1.07095,
+                     *         "close": 1.07195,
                      *         "tick_volume": 2917,
                      *         "spread": 7,
                      *         "real_volume": 0
@@ -2177,7 +2177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Symbol Not Found (/errors/symbol-not-found) */
+            /** @description Symbol Not Found (/errors/symbol-not-found); or Not Found (/errors/not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2256,32 +2256,32 @@ export interface operations {
                      * @example [
                      *       {
                      *         "time": 1704887820,
-                     *         "open": 1.09748,
-                     *         "high": 1.09758,
-                     *         "low": 1.09746,
-                     *         "close": 1.0975,
+                     *         "open": 1.07316,
+                     *         "high": 1.07328,
+                     *         "low": 1.07311,
+                     *         "close": 1.07324,
                      *         "tick_volume": 199,
                      *         "spread": 5,
                      *         "real_volume": 0
                      *       },
                      *       {
                      *         "time": 1704887880,
-                     *         "open": 1.09751,
-                     *         "high": 1.09762,
-                     *         "low": 1.09744,
-                     *         "close": 1.09744,
+                     *         "open": 1.07325,
+                     *         "high": 1.07333,
+                     *         "low": 1.07323,
+                     *         "close": 1.07324,
                      *         "tick_volume": 246,
                      *         "spread": 5,
                      *         "real_volume": 0
                      *       },
                      *       {
                      *         "time": 1704887940,
-                     *         "open": 1.09745,
-                     *         "high": 1.09749,
-                     *         "low": 1.09737,
-                     *         "close": 1.09744,
+                     *         "open": 1.07325,
+                     *         "high": 1.07338,
+                     *         "low": 1.07322,
+                     *         "close": 1.07334,
                      *         "tick_volume": 108,
-                     *         "spread": 6,
+                     *         "spread": 5,
                      *         "real_volume": 0
                      *       }
                      *     ]
@@ -2310,7 +2310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Symbol Not Found (/errors/symbol-not-found) */
+            /** @description Symbol Not Found (/errors/symbol-not-found); or Not Found (/errors/not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2389,30 +2389,30 @@ export interface operations {
                      * @example [
                      *       {
                      *         "time": 1704790800,
-                     *         "open": 1.09714,
-                     *         "high": 1.0977,
-                     *         "low": 1.09695,
-                     *         "close": 1.09727,
+                     *         "open": 1.06882,
+                     *         "high": 1.0695,
+                     *         "low": 1.06868,
+                     *         "close": 1.0693,
                      *         "tick_volume": 11227,
                      *         "spread": 5,
                      *         "real_volume": 0
                      *       },
                      *       {
                      *         "time": 1704794400,
-                     *         "open": 1.09726,
-                     *         "high": 1.09786,
-                     *         "low": 1.09698,
-                     *         "close": 1.09747,
+                     *         "open": 1.06932,
+                     *         "high": 1.07037,
+                     *         "low": 1.0692,
+                     *         "close": 1.06997,
                      *         "tick_volume": 10751,
                      *         "spread": 5,
                      *         "real_volume": 0
                      *       },
                      *       {
                      *         "time": 1704798000,
-                     *         "open": 1.09746,
-                     *         "high": 1.09797,
-                     *         "low": 1.09708,
-                     *         "close": 1.09794,
+                     *         "open": 1.06995,
+                     *         "high": 1.07059,
+                     *         "low": 1.0696,
+                     *         "close": 1.07042,
                      *         "tick_volume": 11441,
                      *         "spread": 5,
                      *         "real_volume": 0
@@ -2443,7 +2443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Symbol Not Found (/errors/symbol-not-found) */
+            /** @description Symbol Not Found (/errors/symbol-not-found); or Not Found (/errors/not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2522,8 +2522,8 @@ export interface operations {
                      * @example [
                      *       {
                      *         "time": 1704877200,
-                     *         "bid": 1.0976,
-                     *         "ask": 1.0977,
+                     *         "bid": 1.07146,
+                     *         "ask": 1.07156,
                      *         "last": 0,
                      *         "volume": 0,
                      *         "time_msc": 1704877200058,
@@ -2531,23 +2531,23 @@ export interface operations {
                      *         "volume_real": 0
                      *       },
                      *       {
-                     *         "time": 1704877201,
-                     *         "bid": 1.09762,
-                     *         "ask": 1.09771,
+                     *         "time": 1704877200,
+                     *         "bid": 1.07147,
+                     *         "ask": 1.07156,
                      *         "last": 0,
                      *         "volume": 0,
-                     *         "time_msc": 1704877201073,
-                     *         "flags": 6,
+                     *         "time_msc": 1704877200159,
+                     *         "flags": 2,
                      *         "volume_real": 0
                      *       },
                      *       {
-                     *         "time": 1704877202,
-                     *         "bid": 1.09763,
-                     *         "ask": 1.09772,
+                     *         "time": 1704877200,
+                     *         "bid": 1.07147,
+                     *         "ask": 1.07155,
                      *         "last": 0,
                      *         "volume": 0,
-                     *         "time_msc": 1704877202238,
-                     *         "flags": 6,
+                     *         "time_msc": 1704877200301,
+                     *         "flags": 4,
                      *         "volume_real": 0
                      *       }
                      *     ]
@@ -2657,8 +2657,8 @@ export interface operations {
                      * @example [
                      *       {
                      *         "time": 1704877200,
-                     *         "bid": 1.0976,
-                     *         "ask": 1.0977,
+                     *         "bid": 1.07146,
+                     *         "ask": 1.07156,
                      *         "last": 0,
                      *         "volume": 0,
                      *         "time_msc": 1704877200058,
@@ -2666,23 +2666,23 @@ export interface operations {
                      *         "volume_real": 0
                      *       },
                      *       {
-                     *         "time": 1704877201,
-                     *         "bid": 1.09762,
-                     *         "ask": 1.09771,
+                     *         "time": 1704877200,
+                     *         "bid": 1.07147,
+                     *         "ask": 1.07156,
                      *         "last": 0,
                      *         "volume": 0,
-                     *         "time_msc": 1704877201073,
-                     *         "flags": 6,
+                     *         "time_msc": 1704877200159,
+                     *         "flags": 2,
                      *         "volume_real": 0
                      *       },
                      *       {
-                     *         "time": 1704877202,
-                     *         "bid": 1.09763,
-                     *         "ask": 1.09772,
+                     *         "time": 1704877200,
+                     *         "bid": 1.07147,
+                     *         "ask": 1.07155,
                      *         "last": 0,
                      *         "volume": 0,
-                     *         "time_msc": 1704877202238,
-                     *         "flags": 6,
+                     *         "time_msc": 1704877200301,
+                     *         "flags": 4,
                      *         "volume_real": 0
                      *       }
                      *     ]
@@ -3267,12 +3267,12 @@ export interface operations {
                      *         "identifier": 50915963,
                      *         "reason": 3,
                      *         "volume": 0.01,
-                     *         "price_open": 1.09006,
+                     *         "price_open": 1.06006,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 1.09754,
+                     *         "price_current": 1.07344,
                      *         "swap": 0.06,
-                     *         "profit": -7.48,
+                     *         "profit": -13.38,
                      *         "symbol": "EURUSD",
                      *         "comment": "",
                      *         "external_id": ""
@@ -3288,12 +3288,12 @@ export interface operations {
                      *         "identifier": 50916049,
                      *         "reason": 3,
                      *         "volume": 0.02,
-                     *         "price_open": 1.49119,
+                     *         "price_open": 1.1946,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 1.48977,
+                     *         "price_current": 1.20143,
                      *         "swap": -0.16,
-                     *         "profit": -2.84,
+                     *         "profit": 13.66,
                      *         "symbol": "GBPUSD",
                      *         "comment": "",
                      *         "external_id": ""
@@ -3309,12 +3309,12 @@ export interface operations {
                      *         "identifier": 50916064,
                      *         "reason": 3,
                      *         "volume": 0.02,
-                     *         "price_open": 0.66493,
-                     *         "sl": 0.68488,
-                     *         "tp": 0.63168,
-                     *         "price_current": 0.66948,
+                     *         "price_open": 0.5706,
+                     *         "sl": 0.58772,
+                     *         "tp": 0.54207,
+                     *         "price_current": 0.5746,
                      *         "swap": -0.02,
-                     *         "profit": -9.1,
+                     *         "profit": -8,
                      *         "symbol": "AUDUSD",
                      *         "comment": "",
                      *         "external_id": ""
@@ -3512,10 +3512,10 @@ export interface operations {
                      *         "reason": 3,
                      *         "volume_initial": 0.01,
                      *         "volume_current": 0.01,
-                     *         "price_open": 0.68534,
+                     *         "price_open": 0.58531,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 0.66941,
+                     *         "price_current": 0.57453,
                      *         "price_stoplimit": 0,
                      *         "symbol": "AUDUSD",
                      *         "comment": "",
@@ -3538,10 +3538,10 @@ export interface operations {
                      *         "reason": 3,
                      *         "volume_initial": 0.02,
                      *         "volume_current": 0.02,
-                     *         "price_open": 60544.21,
+                     *         "price_open": 61844.04,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 61472.41,
+                     *         "price_current": 62981.1,
                      *         "price_stoplimit": 0,
                      *         "symbol": "BTCUSD",
                      *         "comment": "",
@@ -3564,10 +3564,10 @@ export interface operations {
                      *         "reason": 3,
                      *         "volume_initial": 0.01,
                      *         "volume_current": 0.01,
-                     *         "price_open": 0.89406,
+                     *         "price_open": 0.85351,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 0.92665,
+                     *         "price_current": 0.87853,
                      *         "price_stoplimit": 0,
                      *         "symbol": "USDCHF",
                      *         "comment": "",
@@ -3777,10 +3777,10 @@ export interface operations {
                      *         "reason": 3,
                      *         "volume_initial": 0.01,
                      *         "volume_current": 0,
-                     *         "price_open": 142.665,
+                     *         "price_open": 153.029,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 142.665,
+                     *         "price_current": 153.029,
                      *         "price_stoplimit": 0,
                      *         "symbol": "USDJPY",
                      *         "comment": "",
@@ -3988,7 +3988,7 @@ export interface operations {
                      *         "position_id": 50916220,
                      *         "reason": 3,
                      *         "volume": 0.01,
-                     *         "price": 142.665,
+                     *         "price": 153.029,
                      *         "commission": -0.04,
                      *         "swap": 0,
                      *         "profit": 0,
@@ -4215,11 +4215,11 @@ export interface operations {
                      * @example {
                      *       "retcode": 0,
                      *       "balance": 10000,
-                     *       "equity": 9981.93,
-                     *       "profit": -18.07,
-                     *       "margin": 1074.04,
-                     *       "margin_free": 8907.89,
-                     *       "margin_level": 929.3815872779413,
+                     *       "equity": 9989.93,
+                     *       "profit": -10.07,
+                     *       "margin": 1065.94,
+                     *       "margin_free": 8923.99,
+                     *       "margin_level": 937.1944011858078,
                      *       "comment": "Done",
                      *       "request": {
                      *         "action": 1,
@@ -4357,7 +4357,10 @@ export interface operations {
                 /** @description Comma-separated event kinds: tick (default), book */
                 kinds?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Resume: the id of the last event received (EventSource sends it when it reconnects). The ticks after it are sent first, from history (within TRADEAPI_EVENTS_CATCHUP_MS and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones. It must come from a stream of the same symbols in the same order (400 otherwise); empty: start live. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
