@@ -576,15 +576,15 @@ export interface paths {
         };
         /**
          * Live ticks and market depth (WebSocket)
-         * @description A WebSocket (RFC 6455) carrying the same live events as GET /events, for any set of symbols the client picks and changes as it goes. Open it with the handshake's `X-API-Key` header, or (browsers cannot set headers on a WebSocket) without it and send `{"op":"auth","key":"…"}` as the first message within 5 s: until then nothing else is served, and a wrong key, another message first or the deadline closes the connection (code 1008) after an `error` event. A refused upgrade is an ordinary HTTP answer with a problem body (401, 404, 429, 503 when TRADEAPI_MAX_EVENT_CLIENTS connections and event streams are open); a GET without the WebSocket handshake gets 426.
+         * @description A WebSocket (RFC 6455) carrying the same live events as GET /events, for any set of symbols the client picks and changes as it goes. Open it with the handshake's `X-API-Key` header, or (browsers cannot set headers on a WebSocket) without it and send `{"op":"auth","key":"…"}` as the first message within TRADEAPI_EVENTS_AUTH_TIMEOUT_MS (5 s): until then nothing else is served, and a wrong key, another message first or the deadline closes the connection (code 1008) after an `error` event. A refused upgrade is an ordinary HTTP answer with a problem body (401, 404, 429, 503 when TRADEAPI_MAX_EVENT_CLIENTS connections and event streams are open); a GET without the WebSocket handshake gets 426.
          *
          *     Client messages (JSON text frames; `id`, a number or a string, is optional and echoed in the reply):
-         *     - `{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → `{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}`
+         *     - `{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → `{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}`. Resume: an optional `"since"`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of `symbols`; for one symbol, that tick's `event_id`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a `gap` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed `since` gets an `error` event (400).
          *     - `{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}` (both optional: all) → `{"event":"unsubscribed",…}`; no event of those follows the reply.
          *     - `{"op":"ping"}` → `{"event":"pong"}`; `{"op":"auth","key":"…"}` → `{"event":"authenticated"}`.
          *
          *     Server messages (JSON text frames):
-         *     - `{"event":"tick","data":{"symbol",…}}`: every new tick of a subscribed symbol, `data` exactly as in GET /events (the fields and units of /symbols/{symbol}/tick); one symbol's ticks in time order, several symbols merged in time order per poll. With format arrow, ticks come instead as binary frames, one per poll, each a complete Arrow IPC stream (schema, one record batch, end marker) with a utf8 `symbol` column before the columns of a tick series in Arrow (time timestamp[s, UTC], time_msc timestamp[ms, UTC]).
+         *     - `{"event":"tick","event_id":"<time_msc>-<seq>","data":{"symbol",…}}`: every new tick of a subscribed symbol (`event_id`: its position in its symbol's history, seq its index among that symbol's ticks of the same millisecond; what `since` takes), `data` exactly as in GET /events (the fields and units of /symbols/{symbol}/tick); one symbol's ticks in time order, several symbols merged in time order per poll. With format arrow, ticks come instead as binary frames, one per poll, each a complete Arrow IPC stream (schema, one record batch, end marker) with a utf8 `symbol` column before the columns of a tick series in Arrow (time timestamp[s, UTC], time_msc timestamp[ms, UTC]).
          *     - `{"event":"book","data":{"symbol","time_msc","book":[…]}}`: depth of a subscribed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), at once and whenever it changes. Not in read-only mode.
          *     - `{"event":"gap","data":{"reason":"slow-consumer","dropped":N}}`: this client did not read fast enough; TRADEAPI_EVENTS_QUEUE_BYTES were waiting for it and N ticks (or book events) were dropped. A client that takes nothing for TRADEAPI_SEND_TIMEOUT_MS is disconnected.
          *     - `{"event":"error","problem":{…}}`: an RFC 7807 problem for a message that could not be served (malformed JSON, an unknown op or member, an unknown symbol (404), too many symbols); the connection stays open, but more than 20 such messages close it (1008).
@@ -4357,7 +4357,10 @@ export interface operations {
                 /** @description Comma-separated event kinds: tick (default), book */
                 kinds?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Resume: the id of the last event received (EventSource sends it when it reconnects). The ticks after it are sent first, from history (within TRADEAPI_EVENTS_CATCHUP_MS and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones. It must come from a stream of the same symbols in the same order (400 otherwise); empty: start live. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
