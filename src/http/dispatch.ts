@@ -228,7 +228,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
               upgrade: 'websocket',
             });
           }
-          const { maxSymbols, queueBytes } = services.config.events;
+          const { maxSymbols, queueBytes, catchupMs, catchupTicks } = services.config.events;
           const session = new WsSession(services.events, services.terminal, {
             maxSymbols,
             queueBytes,
@@ -237,6 +237,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             authBy: authByMessage ? keyCheck : undefined,
             authTimeoutMs: services.config.events.authTimeoutMs,
             instance: req.path,
+            // Live ticks held during a `since` catch-up: as for GET /events, what the queue would take.
+            catchup: { catchupMs, catchupTicks, pendingTicks: Math.max(1_000, Math.floor(queueBytes / 64)) },
           });
           res.onAborted(() => session.abandon());
           services.events.trackSocket(session);

@@ -26,10 +26,13 @@ export function formatEventId(cursors: readonly TickCursor[]): string {
 const FIRST = /^(\d{1,16})-(-1|\d{1,9})$/;
 const NEXT = /^(-?\d{1,16})-(-1|\d{1,9})$/;
 
-/** The cursors of `symbols` in a Last-Event-ID; a 400 problem when it is not one this stream's ids could have been. */
-export function parseEventId(raw: string, symbols: readonly string[]): TickCursor[] {
+/**
+ * The cursors of `symbols` in a Last-Event-ID (or a WebSocket subscribe's `since`, named by `what`);
+ * a 400 problem when it is not one this stream's ids could have been.
+ */
+export function parseEventId(raw: string, symbols: readonly string[], what = "header 'Last-Event-ID'"): TickCursor[] {
   const bad = (why: string) =>
-    validationError(`header 'Last-Event-ID' ${why}; it must be the id of an event of a stream of the same symbols (${symbols.join(',')}), in the same order`);
+    validationError(`${what} ${why}; it must be the id of an event of a stream of the same symbols (${symbols.join(',')}), in the same order`);
   if (raw.length > MAX_EVENT_ID_CHARS) throw bad(`is longer than ${MAX_EVENT_ID_CHARS} characters`);
   const parts = raw.trim().split(',');
   if (parts.length !== symbols.length) throw bad(`names ${parts.length} position(s) for ${symbols.length} symbol(s)`);

@@ -17,17 +17,14 @@
 // buffer in one write. A stream in another position (still converging after a resume) gets its
 // own encoding of the same delivery.
 import { TickColumns, type Tick } from '../terminal/records.js';
-import { constants } from '../terminal/constants.js';
 import type { BookFeed, BookUpdate } from '../terminal/book-feed.js';
-import { chunkTicks, type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
+import { type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
+import { catchUpSymbol, type CatchUpGap } from './catch-up.js';
 import { formatEventId, isAfter } from './event-id.js';
 import { frameText, type CloseReason, type SseStream } from './sse.js';
 
 export type EventKind = 'tick' | 'book';
-
-/** Ticks read from history at a time during a catch-up (~150 KB as events). */
-const CATCHUP_CHUNK_ROWS = 1_024;
 
 export interface SessionLimits {
   catchupMs: number;
@@ -198,46 +195,24 @@ export class EventSession {
   }
 
   /**
-   * Symbol by symbol, chunk by chunk, each event queued only when the client has room: a catch-up
+   * Symbol by symbol, chunk by chunk (catch-up.ts), each event queued only when the client has room: a catch-up
    * holds one chunk of CATCHUP_CHUNK_ROWS ticks, however far back it reaches. (So the ticks of
    * different symbols come one symbol after the other here, each in its own time order.)
    */
   private async catchUp(sse: SseStream): Promise<void> {
     const live = this.ticks?.cursors;
-    const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
     for (const [i, symbol] of this.request.symbols.entries()) {
-      const from = this.sent[i] as TickCursor;
-      const latest = live?.get(symbol);
-      if (!latest || !isAfter(latest, from)) continue; // nothing missed
-      let start = from.time_msc;
-      if (latest.time_msc - start > this.limits.catchupMs) {
-        start = latest.time_msc - this.limits.catchupMs;
-        const gap = { reason: 'catch-up-window', symbol, from_msc: from.time_msc, to_msc: start };
-        if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
-      }
-      // The ticks of `from`'s millisecond up to its seq come again and are skipped: ask for them on top.
-      const want = this.limits.catchupTicks + (start === from.time_msc ? from.seq + 1 : 0);
-      const series = await this.terminal.copyTicksFrom(symbol, start, want, all, { chunkRows: CATCHUP_CHUNK_ROWS });
-      let rows = 0;
-      let seq = -1;
-      let ms = -1;
-      try {
-        for (let chunk = await series.next(); chunk; chunk = await series.next()) {
-          for (const tick of chunkTicks(chunk)) {
-            rows++;
-            seq = tick.time_msc === ms ? seq + 1 : 0;
-            ms = tick.time_msc;
-            const event = this.advance(symbol, tick, seq);
-            if (event && !(await sse.pushWait(event))) return;
+      const sink = {
+        gap: (gap: CatchUpGap) => sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }),
+        ticks: async (ticks: readonly FeedTick[]) => {
+          for (const t of ticks) {
+            const event = this.advance(symbol, t.tick, t.seq);
+            if (event && !(await sse.pushWait(event))) return false;
           }
-        }
-      } finally {
-        series.close();
-      }
-      if (rows >= want && ms < latest.time_msc) {
-        const gap = { reason: 'catch-up-limit', symbol, from_msc: ms, to_msc: latest.time_msc };
-        if (!(await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) }))) return;
-      }
+          return true;
+        },
+      };
+      if (!(await catchUpSymbol(this.terminal, symbol, this.sent[i] as TickCursor, live?.get(symbol), this.limits, sink))) return;
     }
     const pending = this.pending ?? [];
     this.pending = undefined;

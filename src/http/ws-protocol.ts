@@ -1,6 +1,8 @@
 // The client's side of the WebSocket protocol of live events (GET /ws): one JSON text message per
 // operation, checked here into a typed message or refused with a validation problem naming what is
 // wrong. The server's messages are built in ws-session.ts.
+import type { TickCursor } from '../terminal/tick-feed.js';
+import { MAX_EVENT_ID_CHARS, parseEventId } from './event-id.js';
 import type { EventKind } from './event-session.js';
 import { preview } from './preview.js';
 import { ProblemError, validationError } from './problem.js';
@@ -15,15 +17,18 @@ export type MessageId = string | number | undefined;
 export type ClientMessage =
   | { op: 'auth'; id: MessageId; key: string }
   | { op: 'ping'; id: MessageId }
-  /** format undefined: the connection's tick format stays as it is (JSON to begin with). */
-  | { op: 'subscribe'; id: MessageId; symbols: string[]; kinds: EventKind[]; format: WsFormat | undefined }
+  /**
+   * format undefined: the connection's tick format stays as it is (JSON to begin with). since: the
+   * client's last position per symbol (from the `since` member, an event id), to catch up from.
+   */
+  | { op: 'subscribe'; id: MessageId; symbols: string[]; kinds: EventKind[]; format: WsFormat | undefined; since: TickCursor[] | undefined }
   /** symbols / kinds undefined: all of them. */
   | { op: 'unsubscribe'; id: MessageId; symbols: string[] | undefined; kinds: EventKind[] };
 
 const MEMBERS: Readonly<Record<ClientMessage['op'], readonly string[]>> = {
   auth: ['op', 'id', 'key'],
   ping: ['op', 'id'],
-  subscribe: ['op', 'id', 'symbols', 'kinds', 'format'],
+  subscribe: ['op', 'id', 'symbols', 'kinds', 'format', 'since'],
   unsubscribe: ['op', 'id', 'symbols', 'kinds'],
 };
 const SYMBOL_MAX_CHARS = 64;
@@ -63,7 +68,8 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
         if (format !== undefined && (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format))) {
           throw validationError(`member "format" must be one of ${FORMATS.join(', ')}; received ${preview(m.format)}`);
         }
-        return { op: 'subscribe', id, symbols, kinds: kindList(m.kinds) ?? ['tick'], format: format as WsFormat | undefined };
+        const kinds = kindList(m.kinds) ?? ['tick'];
+        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: sinceOf(m.since, symbols, kinds) };
       }
       case 'unsubscribe':
         return { op: 'unsubscribe', id, symbols: symbolList(m.symbols, Number.MAX_SAFE_INTEGER), kinds: kindList(m.kinds) ?? [...WS_KINDS] };
@@ -106,6 +112,16 @@ function symbolList(raw: unknown, max: number): string[] | undefined {
   const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
   if (twice !== undefined) throw validationError(`member "symbols" lists ${JSON.stringify(twice)} twice`);
   return symbols;
+}
+
+/** The `since` member: an event id (event-id.ts) naming a position for each of `symbols`, in order. */
+function sinceOf(raw: unknown, symbols: readonly string[], kinds: readonly EventKind[]): TickCursor[] | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || raw.trim() === '' || raw.length > MAX_EVENT_ID_CHARS) {
+    throw validationError(`member "since" must be an event id (a tick event's "event_id", or one position per symbol as in SSE ids) of at most ${MAX_EVENT_ID_CHARS} characters; received ${preview(raw)}`);
+  }
+  if (!kinds.includes('tick')) throw validationError('member "since" resumes ticks: it needs "tick" in member "kinds"');
+  return parseEventId(raw, symbols, 'member "since"');
 }
 
 function kindList(raw: unknown): EventKind[] | undefined {

@@ -14,6 +14,13 @@
 // come merged in time order per poll). A change of symbols joins the feed with the new list before
 // leaving the old subscription, and every tick passes a per-symbol filter "after the last position
 // sent", so a change neither repeats nor loses a tick of a symbol that stays.
+//
+// Resume: a subscribe with `since` (the client's last event id) joins the feed first (live ticks of
+// those symbols wait in `catching`), replies, then sends each new symbol's missed ticks from history
+// (catch-up.ts: the bounds of GET /events), waiting for the client rather than dropping, then the
+// waiting live ticks through the same "after the last position sent" filter: no hole, no repeat.
+// Every JSON tick carries its position in its symbol's history as `event_id` (an SSE id of one
+// symbol), which is what a client sends back as `since`.
 import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
 import type { BookUpdate } from '../terminal/book-feed.js';
 import { TerminalError } from '../terminal/errors.js';
@@ -22,6 +29,7 @@ import type { Terminal } from '../terminal/terminal.js';
 import type { FeedTick, TickCursor, TickSubscription } from '../terminal/tick-feed.js';
 import type { WebSocketConnection, WebSocketListener } from './adapter.js';
 import type { KeyCheck } from './auth.js';
+import { catchUpSymbol, type CatchUpGap, type CatchUpLimits } from './catch-up.js';
 import { toProblem } from './errors-map.js';
 import { isAfter } from './event-id.js';
 import { tickJson, type EventKind } from './event-session.js';
@@ -42,6 +50,8 @@ export interface WsSessionOptions {
   authTimeoutMs: number;
   /** The endpoint's path: the `instance` of every problem. */
   instance: string;
+  /** Bounds of a subscribe's `since` catch-up (TRADEAPI_EVENTS_CATCHUP_*), and live ticks held meanwhile. */
+  catchup: CatchUpLimits & { pendingTicks: number };
 }
 
 export type WsCloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'unauthorized' | 'policy';
@@ -62,10 +72,11 @@ const CLOSE_WAIT_MS = 1_000;
  */
 const messageOfTick = new WeakMap<Tick, Buffer>();
 
-function tickMessage(symbol: string, tick: Tick): Buffer {
+/** (`seq` is the tick's own: its index in its millisecond, the same for every client.) */
+function tickMessage(symbol: string, tick: Tick, seq: number): Buffer {
   let bytes = messageOfTick.get(tick);
   if (bytes === undefined) {
-    bytes = Buffer.from(`{"event":"tick","data":${tickJson(symbol, tick)}}`, 'utf8');
+    bytes = Buffer.from(`{"event":"tick","event_id":"${tick.time_msc}-${seq}","data":${tickJson(symbol, tick)}}`, 'utf8');
     messageOfTick.set(tick, bytes);
   }
   return bytes;
@@ -103,6 +114,11 @@ export class WsSession {
   private tickFormat: WsFormat = 'json';
   /** Symbols with book events, each with its own feed subscription. */
   private readonly books = new Map<string, () => void>();
+  /** Symbols being caught up (`since`), with the live ticks that arrived meanwhile. */
+  private readonly catching = new Map<string, FeedTick[]>();
+  private pendingDropped = 0;
+  /** Senders waiting for the transport's buffer to drain (a catch-up). */
+  private drainWaiters: Array<() => void> = [];
 
   constructor(
     private readonly hub: EventHub,
@@ -189,11 +205,14 @@ export class WsSession {
       case 'ping':
         this.reply({ event: 'pong' }, msg.id);
         return;
-      case 'subscribe':
-        await this.subscribe(msg.symbols, msg.kinds);
+      case 'subscribe': {
+        const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
+        const latest = await this.subscribe(msg.symbols, msg.kinds, resume);
         if (msg.format !== undefined) this.tickFormat = msg.format;
         this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, format: this.tickFormat, subscriptions: this.subscriptions() }, msg.id);
+        await this.catchUp(latest);
         return;
+      }
       case 'unsubscribe': {
         const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys()])];
         await this.unsubscribe(symbols, msg.kinds);
@@ -205,7 +224,9 @@ export class WsSession {
     }
   }
 
-  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[]): Promise<void> {
+  /** Returns, for the symbols to catch up (`resume`), the feed's position when they joined it. */
+  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[], resume?: ReadonlyMap<string, TickCursor>): Promise<Map<string, TickCursor>> {
+    const latest = new Map<string, TickCursor>();
     if (kinds.includes('book') && this.options.readOnly) {
       throw validationError('member "kinds": book events need a market-depth subscription, which read-only mode does not offer; use ["tick"]');
     }
@@ -225,16 +246,18 @@ export class WsSession {
         }),
       ),
     );
-    if (this.done || this.closing) return;
+    if (this.done || this.closing) return latest;
     if (kinds.includes('tick')) {
+      // (`since` of a symbol already subscribed is moot: its ticks are flowing.)
       const added = symbols.filter((s) => !this.tickSymbols.includes(s));
-      if (added.length > 0) await this.setTickSymbols([...this.tickSymbols, ...added]);
+      if (added.length > 0) await this.setTickSymbols([...this.tickSymbols, ...added], resume, latest);
     }
     if (kinds.includes('book') && !this.done) {
       for (const s of symbols) {
         if (!this.books.has(s)) this.books.set(s, this.hub.books.subscribe([s], (u) => this.onBook(u)));
       }
     }
+    return latest;
   }
 
   private async unsubscribe(symbols: readonly string[], kinds: readonly EventKind[]): Promise<void> {
@@ -251,7 +274,7 @@ export class WsSession {
   }
 
   /** Joins the tick feed with `next` before leaving the old subscription (see the top of this file). */
-  private async setTickSymbols(next: string[]): Promise<void> {
+  private async setTickSymbols(next: string[], resume?: ReadonlyMap<string, TickCursor>, latest?: Map<string, TickCursor>): Promise<void> {
     // Symbols left out get nothing from here on, even from the old subscription's last delivery.
     for (const s of this.tickSymbols) if (!next.includes(s)) this.sent.delete(s);
     const old = this.tickSub;
@@ -267,7 +290,20 @@ export class WsSession {
         sub.close();
         return;
       }
-      for (const s of next) if (!this.sent.has(s)) this.sent.set(s, sub.cursors.get(s) as TickCursor);
+      for (const s of next) {
+        if (this.sent.has(s)) continue;
+        const live = sub.cursors.get(s) as TickCursor;
+        const from = resume?.get(s);
+        // A position past the symbol's latest tick names ticks that do not exist (an id from another
+        // terminal, or made up): start from live, as GET /events does.
+        if (from && live && isAfter(live, from)) {
+          this.sent.set(s, from);
+          this.catching.set(s, []);
+          latest?.set(s, live);
+        } else {
+          this.sent.set(s, live);
+        }
+      }
     }
     this.tickSub = sub;
     this.tickSymbols = next;
@@ -276,6 +312,60 @@ export class WsSession {
 
   private subscriptions(): { tick: string[]; book: string[] } {
     return { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+  }
+
+  /**
+   * Each symbol's missed ticks from history, then the live ticks that waited (see the top of this
+   * file). Runs in the message's turn, so no other message changes the subscriptions meanwhile.
+   */
+  private async catchUp(latest: ReadonlyMap<string, TickCursor>): Promise<void> {
+    try {
+      for (const [symbol, live] of latest) {
+        const sink = {
+          gap: (gap: CatchUpGap) => this.sendWait(JSON.stringify({ event: 'gap', data: gap })),
+          ticks: (ticks: readonly FeedTick[]) => this.sendHistory(symbol, ticks),
+        };
+        const from = this.sent.get(symbol);
+        if (from && !(await catchUpSymbol(this.terminal, symbol, from, live, this.options.catchup, sink))) return;
+        await this.goLive([symbol]);
+      }
+    } finally {
+      // Stopped or failed (the error event follows): what is left goes live all the same.
+      await this.goLive([...latest.keys()]);
+    }
+  }
+
+  /** Ends the catch-up of `symbols`: the live ticks that waited follow (after a gap if some were dropped). */
+  private async goLive(symbols: readonly string[]): Promise<void> {
+    // The gap first, while live ticks still wait: from the collecting on, nothing is awaited, so no
+    // live delivery can overtake the ticks that waited.
+    if (this.pendingDropped > 0 && !this.done && !this.closing) {
+      const dropped = this.pendingDropped;
+      this.pendingDropped = 0;
+      await this.sendWait(JSON.stringify({ event: 'gap', data: { reason: 'slow-consumer', dropped } }));
+    }
+    const pending: FeedTick[] = [];
+    for (const s of symbols) {
+      pending.push(...(this.catching.get(s) ?? []));
+      this.catching.delete(s);
+    }
+    // (Several symbols' waiting ticks: each symbol's in time order, which is all the filter needs.)
+    if (pending.length > 0 && !this.done && !this.closing) this.onTicks(pending);
+  }
+
+  /** A chunk of history: the ticks after the symbol's last position sent, in the connection's format. */
+  private async sendHistory(symbol: string, ticks: readonly FeedTick[]): Promise<boolean> {
+    const fresh: FeedTick[] = [];
+    for (const t of ticks) {
+      const last = this.sent.get(symbol);
+      const at = { time_msc: t.tick.time_msc, seq: t.seq };
+      if (!last) return false; // unsubscribed (the connection is closing)
+      if (!isAfter(at, last)) continue;
+      this.sent.set(symbol, at);
+      if (this.tickFormat === 'arrow') fresh.push(t);
+      else if (!(await this.sendWait(tickMessage(symbol, t.tick, t.seq), true))) return false;
+    }
+    return fresh.length === 0 || this.sendWait(liveTicksIpc(fresh), false);
   }
 
   // --- events to the client --------------------------------------------------------------------
@@ -289,6 +379,14 @@ export class WsSession {
     let skipped = false;
     conn.cork(() => {
       for (const t of ticks) {
+        const waiting = this.catching.get(t.symbol);
+        if (waiting) {
+          // Caught up from history first; these follow it.
+          if (waiting.length < this.options.catchup.pendingTicks) waiting.push(t);
+          else this.pendingDropped++;
+          skipped = true;
+          continue;
+        }
         const last = this.sent.get(t.symbol);
         const at = { time_msc: t.tick.time_msc, seq: t.seq };
         // Not (or no longer) subscribed, or already sent through the subscription this one replaced.
@@ -298,7 +396,7 @@ export class WsSession {
         }
         this.sent.set(t.symbol, at);
         if (arrow) fresh.push(t);
-        else this.sendEvent(tickMessage(t.symbol, t.tick), 1, true);
+        else this.sendEvent(tickMessage(t.symbol, t.tick, t.seq), 1, true);
       }
       // Arrow: the whole delivery (one poll's ticks of this client's symbols) as one binary frame,
       // encoded once for every client that sends the whole delivery.
@@ -345,7 +443,30 @@ export class WsSession {
     if (now > this.peakQueuedBytes) this.peakQueuedBytes = now;
   }
 
+  /**
+   * A catch-up event: never dropped; waits while the buffer holds the queue bound (until it has
+   * drained), and a client that takes nothing for the send timeout is disconnected. False once the
+   * connection is going.
+   */
+  private async sendWait(payload: string | Uint8Array, text = typeof payload === 'string'): Promise<boolean> {
+    const bytes = typeof payload === 'string' ? payload.length : payload.byteLength;
+    for (;;) {
+      const conn = this.conn;
+      if (!conn || this.done || this.closing) return false;
+      const buffered = conn.bufferedAmount();
+      if (buffered === 0 || buffered + bytes <= this.options.queueBytes) {
+        conn.send(payload, text);
+        if (buffered + bytes > this.peakQueuedBytes) this.peakQueuedBytes = buffered + bytes;
+        return true;
+      }
+      const stall = this.timer(this.options.sendTimeoutMs, () => this.kill('send-timeout'));
+      await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+      this.clearTimer(stall);
+    }
+  }
+
   private onDrain(): void {
+    for (const wake of this.drainWaiters.splice(0)) wake();
     if (this.dropped === 0 || this.done || !this.conn || this.conn.bufferedAmount() > 0) return;
     const dropped = this.dropped;
     this.dropped = 0;
@@ -414,6 +535,7 @@ export class WsSession {
     this.tickSub?.close();
     this.tickSub = undefined;
     this.sent.clear();
+    this.catching.clear();
     this.tickSymbols = [];
     for (const close of this.books.values()) close();
     this.books.clear();
@@ -425,6 +547,7 @@ export class WsSession {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.release();
+    for (const wake of this.drainWaiters.splice(0)) wake();
     this.resolveClosed(reason);
   }
 

@@ -329,6 +329,79 @@ void forEachAdapter(t, async (t, adapter) => {
     t.equal((await srv.post('/market-book/EURUSD/unsubscribe')).status, 200);
   });
 
+  t.test('subscribe with since: the missed ticks from history, then live; no loss, no repeat', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const symbols = ['BTCUSD', 'ETHUSD'];
+    const first = await WsClient.open(wsUrl(srv));
+    const on = first.next('subscribed');
+    first.send({ op: 'subscribe', symbols });
+    await on;
+    const count = (c: WsClient, s: string): number => c.ticks.filter((k) => k.symbol === s).length;
+    await first.waitFor(() => symbols.every((s) => count(first, s) >= 3), 30_000, 'three ticks of each symbol');
+    first.close();
+    const events = first.of('tick').map((m) => ({ tick: m.data as TickData, eventId: m.event_id as string }));
+    for (const e of events) t.equal(e.eventId.split('-')[0], String(e.tick.time_msc), 'event_id: the time_msc, then the index in its millisecond');
+    // The client kept each symbol's first two ticks only; more happened while it was away.
+    const kept = symbols.map((s) => events.filter((e) => e.tick.symbol === s).slice(0, 2));
+    const lastIds = kept.map((k) => (k.at(-1) as { eventId: string }).eventId);
+    // An SSE id of the subscribe's symbols in order: "<ms>-<seq>,<ms0 - ms1>-<seq>".
+    const [ms0, seq0] = (lastIds[0] as string).split('-');
+    const [ms1, seq1] = (lastIds[1] as string).split('-');
+    const since = `${ms0}-${seq0},${Number(ms0) - Number(ms1)}-${seq1}`;
+    await sleep(1_500);
+
+    const second = await WsClient.open(wsUrl(srv));
+    t.teardown(() => second.close());
+    const again = second.next('subscribed');
+    second.send({ op: 'subscribe', symbols, since, id: 'r' });
+    t.same((await again).subscriptions, { tick: symbols, book: [] });
+    const seenMax = (s: string): number => Math.max(...events.filter((e) => e.tick.symbol === s).map((e) => e.tick.time_msc));
+    await second.waitFor(() => symbols.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > seenMax(s))), 30_000, 'live ticks past the first connection');
+    await sleep(300);
+    t.same(second.of('gap'), [], 'no gap');
+    t.same(second.of('error'), [], 'no error');
+    for (const [i, symbol] of symbols.entries()) {
+      const mine = [...(kept[i] ?? []).map((e) => e.tick), ...second.ticks.filter((k) => k.symbol === symbol)];
+      const missed = events.filter((e) => e.tick.symbol === symbol).slice(2).map((e) => fieldsOf(e.tick));
+      t.same(second.ticks.filter((k) => k.symbol === symbol).slice(0, missed.length).map(fieldsOf), missed, `${symbol}: what was missed comes first`);
+      const history = await rangeRows(srv, symbol, (mine[0] as TickData).time_msc, (mine.at(-1) as TickData).time_msc);
+      t.same(mine.map(fieldsOf), history, `${symbol}: the kept ticks and the resumed ones are exactly the history (${mine.length})`);
+    }
+
+    // One symbol: its last tick's event_id as it came.
+    const one = await WsClient.open(wsUrl(srv));
+    t.teardown(() => one.close());
+    const ok = one.next('subscribed');
+    one.send({ op: 'subscribe', symbols: ['BTCUSD'], since: (kept[0]?.[1] as { eventId: string }).eventId });
+    await ok;
+    await one.waitFor(() => one.ticks.length >= 2, 10_000, 'the catch-up');
+    t.same(fieldsOf(one.ticks[0] as TickData), fieldsOf(events.filter((e) => e.tick.symbol === 'BTCUSD')[2]?.tick as TickData), 'starts right after the given tick');
+  });
+
+  t.test('subscribe with a bad since: an error event, nothing subscribed', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const c = await WsClient.open(wsUrl(srv));
+    t.teardown(() => c.close());
+    const bad: Array<[unknown, RegExp, string]> = [
+      [{ op: 'subscribe', symbols: ['BTCUSD'], since: 'yesterday', id: 1 }, /member "since" has a malformed position/, 'not an id'],
+      [{ op: 'subscribe', symbols: ['BTCUSD', 'ETHUSD'], since: '1700000000000-0', id: 2 }, /names 1 position\(s\) for 2 symbol/, 'one position for two symbols'],
+      [{ op: 'subscribe', symbols: ['BTCUSD'], since: 1700000000000, id: 3 }, /member "since" must be an event id/, 'a number'],
+      [{ op: 'subscribe', symbols: ['BTCUSD'], kinds: ['book'], since: '1700000000000-0', id: 4 }, /needs "tick"/, 'book only'],
+    ];
+    for (const [msg, detail, what] of bad) {
+      const e = c.next('error');
+      c.send(msg);
+      const got = await e;
+      t.equal(got.problem?.status, 400, what);
+      t.match(got.problem?.detail, detail, what);
+      t.equal(got.id, (msg as { id: number }).id, `${what}: the id comes back`);
+    }
+    const ping = c.next('pong');
+    c.send({ op: 'ping' });
+    await ping;
+    t.same(srv.server.eventStats().tickSymbols, 0, 'nothing subscribed');
+  });
+
   t.test('an open WebSocket outlives the HTTP request and keep-alive timeouts', async (t) => {
     const srv = await serve(t, adapter, live, { ...env, TRADEAPI_HEADERS_TIMEOUT_MS: '500', TRADEAPI_REQUEST_TIMEOUT_MS: '1000', TRADEAPI_KEEPALIVE_TIMEOUT_MS: '500' });
     const c = await WsClient.open(wsUrl(srv));
