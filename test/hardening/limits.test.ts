@@ -51,9 +51,13 @@ await forEachAdapter(t, async (t, adapter) => {
       t.equal(res.status, 200, `${path} -> 200`);
       t.equal(((await res.json()) as unknown[]).length, rows, `${rows} bars`);
     };
-    await ok(`/rates/from?${M1}&date_from=2024-01-10T00:00:00Z&count=999`, 999);
+    // Only the newest maxbars bars are reachable at all, as in MT5 (the clock: 2024-01-10 12:00,
+    // so the newest 1000 M1 bars reach back to 2024-01-09 ~19:20).
+    await ok(`/rates/from?${M1}&date_from=2024-01-10T12:00:00Z&count=999`, 999);
     await ok(`/rates/from-pos?${M1}&start_pos=0&count=999`, 999);
-    await ok(`/rates/range?${M1}&date_from=2024-01-08T00:00:00Z&date_to=2024-01-08T12:00:00Z`, 721);
+    await ok(`/rates/range?${M1}&date_from=2024-01-10T00:00:00Z&date_to=2024-01-10T11:00:00Z`, 661);
+    const older = await expectProblem(t, await s.get(`/rates/range?${M1}&date_from=2024-01-08T00:00:00Z&date_to=2024-01-08T12:00:00Z`), 404, '/errors/not-found', '/rates/range');
+    t.match(older.detail, /outside the history/, 'bars older than the newest maxbars: outside the history');
     t.equal((await s.get('/health')).status, 200, 'healthy afterwards');
   });
 
