@@ -133,7 +133,9 @@ SymbolSpec index_cfd(const std::string& name, const std::string& description, co
   s.volatility = volatility;
   s.drivers = factors::asset_drivers(name, volatility, {{factors::kEquity, equity_beta}});
   s.spread_points = spread_points;
-  s.session = SessionKind::Index;
+  // Hours of the futures the CFD follows: Eurex for DE40, ICE London for UK100, CME Globex for
+  // the US indices and JP225 (its CFDs usually track the CME's Nikkei contract).
+  s.session = exchange == "EUREX" ? SessionKind::IndexDE : exchange == "ICE" ? SessionKind::IndexUK : SessionKind::IndexUS;
   return s;
 }
 

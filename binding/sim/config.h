@@ -11,6 +11,11 @@ struct FixedQuote {
   double bid = 0, ask = 0;
 };
 
+// From this UTC second on, the server clock reads UTC + offset_s (a time zone is a list of them).
+struct ZoneTransition {
+  int64_t utc_s = 0, offset_s = 0;
+};
+
 struct SimConfig {
   uint64_t seed = 20240101;
   // Demo account.
@@ -22,7 +27,8 @@ struct SimConfig {
   int64_t account_anchor = 0; // end of the generated history, seconds; 0 = start of the current UTC day
   // Market.
   std::vector<std::string> symbols;          // subset of the catalogue; empty = whole catalogue
-  int64_t server_utc_offset_s = 0;           // stamps are server wall clock = UTC + offset
+  int64_t server_utc_offset_s = 0;           // stamps are server wall clock = UTC + offset...
+  std::vector<ZoneTransition> server_zone;   // ...or by these transitions (sorted; overrides the offset)
   int64_t history_start = 1577836800;        // 2020-01-01T00:00:00Z: nothing exists before it
   int64_t now_ms = 0;                        // 0 = wall clock; otherwise a frozen clock (tests)
   std::map<std::string, FixedQuote> fixed_quotes;  // pin the live quote of symbols (tests, what-if)

@@ -43,7 +43,8 @@ bool History::period_exists(size_t slot, int64_t from_s, int64_t to_s, int64_t n
 BarAgg History::minute_bar(size_t slot, int64_t minute, int64_t now_ms) const {
   if (!minute_exists(slot, minute, now_ms)) return BarAgg{};
   const PricePath& p = paths_[slot];
-  const double a0 = p.anchor(minute), a1 = p.anchor(minute + 1);
+  double a0, a1;
+  p.minute_anchors(minute, a0, a1);
   if ((minute + 1) * kMinuteMs - 1 <= now_ms) {
     WholeMinuteSink sink;
     p.emit(minute, a0, a1, sink);

@@ -12,6 +12,7 @@
 #include "../terminal/constants.h"
 #include "../terminal/errors.h"
 #include "history.h"
+#include "server_clock.h"
 #include "series_cursors.h"
 #include "timeframe.h"
 
@@ -95,11 +96,18 @@ double round_to(double v, double step) { return std::round(v / step) * step; }
 }  // namespace
 
 Market::Market(const SimConfig& config) : config_(config), symbols_(select_symbols(config)) {
+  for (size_t i = 1; i < config_.server_zone.size(); ++i) {
+    if (config_.server_zone[i].utc_s <= config_.server_zone[i - 1].utc_s) {
+      throw TerminalError::invalid_params("config.server_zone: transitions must be in increasing time order");
+    }
+  }
+  clock_ = config_.server_zone.empty() ? std::make_shared<const detail::ServerClock>(config_.server_utc_offset_s)
+                                       : std::make_shared<const detail::ServerClock>(config_.server_zone);
   std::vector<detail::PricePath> paths;
   paths.reserve(symbols_.size());
   for (size_t i = 0; i < symbols_.size(); ++i) {
     index_[symbols_[i].info.name] = i;
-    paths.emplace_back(config_.seed, symbols_[i], config_.server_utc_offset_s);
+    paths.emplace_back(config_.seed, symbols_[i], clock_);
   }
   // History starts at the first whole minute at or after history_start.
   const int64_t first_ms = -floor_div(-config_.history_start * 1000, kMinuteMs) * kMinuteMs;
@@ -111,7 +119,8 @@ Market::~Market() = default;
 int64_t Market::now_ms() const {
   if (config_.now_ms != 0) return config_.now_ms;
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count() + config_.server_utc_offset_s * 1000;
+  const int64_t utc_ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+  return utc_ms + clock_->offset_at_utc(floor_div(utc_ms, 1000)) * 1000;
 }
 
 const SymbolSpec* Market::find(const std::string& name) const {
@@ -141,7 +150,9 @@ Tick Market::tick_at(const SymbolSpec& s, int64_t time_msc) const {
   for (int64_t minute = floor_div(until, kMinuteMs); minute * kMinuteMs >= h.first_ms(); --minute) {
     if (!h.minute_exists(slot, minute, until)) continue;
     LastTickSink sink{until};
-    path.emit(minute, path.anchor(minute), path.anchor(minute + 1), sink);
+    double a0, a1;
+    path.minute_anchors(minute, a0, a1);
+    path.emit(minute, a0, a1, sink);
     if (sink.found) return to_tick(sink.msc, sink.bid, sink.ask, sink.last, sink.volume, sink.flags, path.scale());
   }
   throw TerminalError::not_found();

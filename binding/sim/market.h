@@ -14,11 +14,18 @@
 
 namespace tradeapi::sim {
 
+namespace detail {
+class ServerClock;
+}
+
+// When a symbol trades, in its exchange's clock (exchange_calendar.h has the hours and holidays).
 enum class SessionKind {
-  Forex,     // Sun 22:00 -> Fri 22:00 UTC, continuous
-  Metal,     // as Forex, with a daily 21:00-22:00 UTC break
-  Index,     // as Metal (index CFDs trade nearly around the clock)
-  Stock,     // Mon-Fri 14:30-21:00 UTC
+  Forex,     // Sun 17:00 -> Fri 17:00 New York, continuous
+  Metal,     // as Forex, with the CME's daily 17:00-18:00 New York break
+  IndexUS,   // as Metal (index CFDs on CME futures trade nearly around the clock)
+  IndexDE,   // Mon-Fri 01:15-22:00 Frankfurt
+  IndexUK,   // Mon-Fri 01:00-21:00 London
+  Stock,     // the NYSE's 09:30-16:00 New York, US exchange holidays
   Crypto,    // 24/7
 };
 
@@ -69,6 +76,7 @@ class Market {
 
  private:
   SimConfig config_;
+  std::shared_ptr<const detail::ServerClock> clock_;  // server time <-> UTC (server_clock.h)
   std::vector<SymbolSpec> symbols_;
   std::unordered_map<std::string, size_t> index_;
   struct Cache;                   // e.g. an LRU of M1 bars per (symbol, day); used only on the worker thread

@@ -13,7 +13,9 @@ double activity_of(const SymbolSpec& s) {
   switch (s.session) {
     case SessionKind::Forex: return name.find("USD") != std::string::npos ? 1.0 : 0.6;
     case SessionKind::Metal: return name.rfind("XAU", 0) == 0 ? 1.0 : 0.5;
-    case SessionKind::Index: return 0.8;
+    case SessionKind::IndexUS:
+    case SessionKind::IndexDE:
+    case SessionKind::IndexUK: return 0.8;
     case SessionKind::Stock: return 0.8;
     case SessionKind::Crypto: return name.rfind("BTC", 0) == 0 ? 1.0 : 0.6;
   }
@@ -27,29 +29,12 @@ const auto kOctaveAmplitude = [] {
 }();
 }  // namespace
 
-bool session_open(SessionKind kind, int64_t utc_s) {
-  const int64_t day = floor_div(utc_s, kDayS);
-  const int64_t sod = utc_s - day * kDayS;
-  const int64_t wd = weekday_of_day(day);
-  constexpr int64_t k2100 = 21 * 3600, k2200 = 22 * 3600, k1430 = 14 * 3600 + 1800;
-  // FX week: Sunday 22:00 UTC (Sydney open) to Friday 22:00 UTC (New York close).
-  const bool fx_week = !((wd == 5 && sod >= k2200) || wd == 6 || (wd == 0 && sod < k2200));
-  switch (kind) {
-    case SessionKind::Forex: return fx_week;
-    case SessionKind::Metal:
-    case SessionKind::Index: return fx_week && !(sod >= k2100 && sod < k2200);  // daily maintenance break
-    case SessionKind::Stock: return wd >= 1 && wd <= 5 && sod >= k1430 && sod < k2100;  // NYSE cash hours
-    case SessionKind::Crypto: return true;
-  }
-  return false;
-}
-
-PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_offset_s)
+PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, std::shared_ptr<const ServerClock> clock)
     : base_(spec.base_price),
       scale_(1.0),
       spread_points_(spec.spread_points),
       activity_(activity_of(spec)),
-      utc_offset_s_(server_utc_offset_s),
+      clock_(std::move(clock)),
       session_(spec.session),
       trade_ticks_(spec.trade_ticks),
       spread_float_(spec.info.spread_float) {
@@ -70,7 +55,7 @@ PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_o
   for (int64_t d = 0; d < spec.info.digits; ++d) scale_ *= 10.0;
 }
 
-double PricePath::anchor(int64_t minute, OctaveCell* cells) const {
+double PricePath::anchor_utc(int64_t minute, OctaveCell* cells) const {
   double log_move = 0.0;
   for (size_t fi = 0; fi < factors_.size(); ++fi) {
     const Factor& f = factors_[fi];
@@ -120,29 +105,31 @@ void PricePath::deviations(int64_t minute, double* dev) const {
   for (int j = 1; j <= kSegments; ++j) dev[j] -= end * j;
 }
 
-// Tick intensity by UTC time of day: quiet late New York / early Asia, busy London and the
-// London-New York overlap (per second, for a major; scaled by activity_).
-double PricePath::ticks_per_second(int64_t mod) const {
-  switch (session_) {
-    case SessionKind::Stock: return mod < 15 * kHour + 30 ? 5.0 : 3.0;  // opening hour is the busiest
-    case SessionKind::Crypto: return (mod >= 13 * kHour && mod < 21 * kHour) ? 2.2 : 1.2;
-    default:
-      if (mod < 7 * kHour) return 0.8;    // Tokyo / Sydney
-      if (mod < 12 * kHour) return 3.0;   // London
-      if (mod < 16 * kHour) return 5.0;   // London + New York
-      if (mod < 21 * kHour) return 2.5;   // New York
-      return 0.35;                        // after the New York close
+// Tick intensity by time of day: quiet late New York / early Asia, busy London and the
+// London-New York overlap (per second, for a major; scaled by activity_), by UTC; shares are
+// busiest in their first hour, by New York time.
+double PricePath::ticks_per_second(int64_t utc_s) const {
+  if (session_ == SessionKind::Stock) {
+    return minute_of_day(utc_s + new_york_offset_s(utc_s)) < 10 * kHour + 30 ? 5.0 : 3.0;
   }
+  const int64_t mod = minute_of_day(utc_s);
+  if (session_ == SessionKind::Crypto) return (mod >= 13 * kHour && mod < 21 * kHour) ? 2.2 : 1.2;
+  if (mod < 7 * kHour) return 0.8;    // Tokyo / Sydney
+  if (mod < 12 * kHour) return 3.0;   // London
+  if (mod < 16 * kHour) return 5.0;   // London + New York
+  if (mod < 21 * kHour) return 2.5;   // New York
+  return 0.35;                        // after the New York close
 }
 
-// Spreads widen 3-5x around the 22:00 UTC rollover (liquidity providers step back), a little in
-// Asian hours, and for stocks right after the open.
-double PricePath::spread_multiplier(int64_t mod, uint64_t h) const {
-  if (session_ == SessionKind::Stock) return mod < 14 * kHour + 40 ? 2.0 : 1.0;
+// Spreads widen 3-5x around the 17:00 New York rollover (liquidity providers step back), a little
+// in Asian hours, and for shares in the first minutes after the open.
+double PricePath::spread_multiplier(int64_t utc_s, uint64_t h) const {
   if (session_ == SessionKind::Crypto) return 1.0;
-  const bool rollover = mod >= 21 * kHour + 55 && mod < 22 * kHour + 10;
+  const int64_t ny_mod = minute_of_day(utc_s + new_york_offset_s(utc_s));
+  if (session_ == SessionKind::Stock) return ny_mod < 9 * kHour + 40 ? 2.0 : 1.0;
+  const bool rollover = ny_mod >= 16 * kHour + 55 && ny_mod < 17 * kHour + 10;
   if (rollover) return 3.0 + 2.0 * unit(mix64(h ^ 0x5AEull));
-  if (mod < 7 * kHour) return 1.3;
+  if (minute_of_day(utc_s) < 7 * kHour) return 1.3;
   return 1.0;
 }
 

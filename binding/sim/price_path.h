@@ -1,4 +1,4 @@
-// The price path of one symbol: a pure function of (seed, symbol, server time).
+// The price path of one symbol: a pure function of (seed, symbol, UTC time); stamped in server time.
 //
 // * Factors: a symbol's log-price is log(base_price) + sum_f w_f * F_f(t) over its drivers
 //   (factor_model.h). Each factor F_f is a unit random walk keyed by (seed, factor name) only, so
@@ -18,33 +18,45 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "../terminal/constants.h"
 #include "hash.h"
+#include "exchange_calendar.h"
 #include "market.h"
+#include "server_clock.h"
 #include "sim_time.h"
 
 namespace tradeapi::sim::detail {
 
-bool session_open(SessionKind kind, int64_t utc_s);
-
-inline int64_t utc_minute_of_day(int64_t utc_s) {
-  return floor_div(utc_s, 60) - floor_div(utc_s, kDayS) * kMinutesPerDay;
+inline int64_t minute_of_day(int64_t s) {
+  return floor_div(s, 60) - floor_div(s, kDayS) * kMinutesPerDay;
 }
 
+// Minutes are SERVER minutes (the stamps' clock) in the interface, as the series ask for them;
+// inside, each is mapped to its true UTC minute (server_clock.h), which keys the randomness and
+// the sessions, so that a broker's time zone relabels the market's ticks without changing them.
 class PricePath {
  public:
   static constexpr int kMaxTicks = 1000;  // per minute; the generator keeps its scratch on the stack
   static constexpr int kOctaves = 22;     // 2^21 minutes ~ 4 years: the longest "trend" scale
   static constexpr int kSegments = 64;    // within-minute lattice of the factor bridges
 
-  PricePath(uint64_t seed, const SymbolSpec& spec, int64_t server_utc_offset_s);
+  PricePath(uint64_t seed, const SymbolSpec& spec, std::shared_ptr<const ServerClock> clock);
 
-  bool open(int64_t minute) const { return session_open(session_, minute * 60 - utc_offset_s_); }
+  bool open(int64_t minute) const {
+    const int64_t u = clock_->utc_minute(minute);
+    return u != ServerClock::kNoMinute && session_open(session_, u * 60);
+  }
   // Offset (ms) of the minute's first tick; cheap, so "does the forming minute have a tick yet" is too.
-  int64_t first_offset_ms(int64_t minute) const { return static_cast<int64_t>(minute_hash(minute) % 400); }
-  double anchor(int64_t minute) const { return anchor(minute, nullptr); }  // unrounded price at the minute start
+  int64_t first_offset_ms(int64_t minute) const { return static_cast<int64_t>(minute_hash(utc_of(minute)) % 400); }
+  // The unrounded prices at the start and the end of a server minute (its UTC minute's ends).
+  void minute_anchors(int64_t minute, double& a0, double& a1) const {
+    const int64_t u = utc_of(minute);
+    a0 = anchor_utc(u, nullptr);
+    a1 = anchor_utc(u + 1, nullptr);
+  }
   // The lattice values of one octave of one factor, kept by AnchorWalker: a cell of octave k spans
   // 2^k minutes, so walking forward recomputes almost none of them (the result is identical).
   struct OctaveCell {
@@ -52,11 +64,16 @@ class PricePath {
     double v0 = 0, v1 = 0;
   };
   size_t octave_cells() const { return factors_.size() * kOctaves; }
-  double anchor(int64_t minute, OctaveCell* cells) const;
+  double anchor_utc(int64_t utc_minute, OctaveCell* cells) const;
+  // The UTC minute of a server minute (a skipped one maps to itself: it is never open).
+  int64_t utc_of(int64_t minute) const {
+    const int64_t u = clock_->utc_minute(minute);
+    return u == ServerClock::kNoMinute ? minute : u;
+  }
   // Number of ticks of an open minute (>= 1: every open minute has a bar), by time of day.
-  int tick_count(int64_t minute) const {
-    const double rate = ticks_per_second(utc_minute_of_day(minute * 60 - utc_offset_s_)) * activity_ *
-                        (0.6 + 0.8 * unit(mix64(minute_hash(minute) ^ 0x51ull)));
+  int tick_count(int64_t minute) const { return tick_count_utc(utc_of(minute)); }
+  int tick_count_utc(int64_t u) const {
+    const double rate = ticks_per_second(u * 60) * activity_ * (0.6 + 0.8 * unit(mix64(minute_hash(u) ^ 0x51ull)));
     const int n = static_cast<int>(rate * 60.0);
     return n < 1 ? 1 : (n > kMaxTicks ? kMaxTicks : n);
   }
@@ -64,21 +81,21 @@ class PricePath {
   bool trade_ticks() const { return trade_ticks_; }
 
   // Calls sink.tick(time_msc, bid, ask, last, volume, flags) for every tick of an open minute, in
-  // time order; prices in integer points. a0/a1 = anchor(minute)/anchor(minute + 1), passed in so
+  // time order; prices in integer points. a0/a1 = the minute's anchors (minute_anchors), passed in so
   // that callers walking forward compute each anchor once. (Timestamps are always computed: the
   // price of a tick depends on its time, which is what keeps crosses in line with the majors.)
   template <typename Sink>
   void emit(int64_t minute, double a0, double a1, Sink& sink) const;
 
  private:
-  uint64_t minute_hash(int64_t minute) const {
-    return mix64(minute_key_ + static_cast<uint64_t>(minute) * 0x9E3779B97F4A7C15ull);
+  uint64_t minute_hash(int64_t utc_minute) const {
+    return mix64(minute_key_ + static_cast<uint64_t>(utc_minute) * 0x9E3779B97F4A7C15ull);
   }
-  double ticks_per_second(int64_t utc_minute_of_day) const;
-  double spread_multiplier(int64_t utc_minute_of_day, uint64_t h) const;
+  double ticks_per_second(int64_t utc_s) const;
+  double spread_multiplier(int64_t utc_s, uint64_t h) const;
   // dev[j], j = 0..kSegments: relative deviation of the price from the straight line between the
   // minute's anchors at j/kSegments of the minute (0 at both ends).
-  void deviations(int64_t minute, double* dev) const;
+  void deviations(int64_t utc_minute, double* dev) const;
 
   struct Factor {
     uint64_t octave_key[kOctaves];
@@ -88,19 +105,20 @@ class PricePath {
   std::vector<Factor> factors_;
   uint64_t minute_key_;
   double base_, scale_, spread_points_, activity_;
-  int64_t utc_offset_s_;
+  std::shared_ptr<const ServerClock> clock_;
   SessionKind session_;
   bool trade_ticks_, spread_float_;
 };
 
-// Walks minutes forward, reusing anchor(m + 1) as the next minute's anchor(m).
+// Walks minutes forward, reusing the end anchor of a minute as the start of the next.
 class AnchorWalker {
  public:
   explicit AnchorWalker(const PricePath& path) : path_(path), cells_(path.octave_cells()) {}
   void anchors(int64_t minute, double& a0, double& a1) {
-    a0 = (minute == next_minute_) ? next_anchor_ : path_.anchor(minute, cells_.data());
-    a1 = path_.anchor(minute + 1, cells_.data());
-    next_minute_ = minute + 1;
+    const int64_t u = path_.utc_of(minute);
+    a0 = (u == next_minute_) ? next_anchor_ : path_.anchor_utc(u, cells_.data());
+    a1 = path_.anchor_utc(u + 1, cells_.data());
+    next_minute_ = u + 1;
     next_anchor_ = a1;
   }
 
@@ -132,11 +150,11 @@ void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
   constexpr uint32_t kBid = static_cast<uint32_t>(mt5::TICK_FLAG_BID), kAsk = static_cast<uint32_t>(mt5::TICK_FLAG_ASK),
                      kLast = static_cast<uint32_t>(mt5::TICK_FLAG_LAST), kVol = static_cast<uint32_t>(mt5::TICK_FLAG_VOLUME),
                      kBuy = static_cast<uint32_t>(mt5::TICK_FLAG_BUY), kSell = static_cast<uint32_t>(mt5::TICK_FLAG_SELL);
-  const uint64_t h = minute_hash(minute);
-  const int64_t utc_mod = utc_minute_of_day(minute * 60 - utc_offset_s_);
-  const int n = tick_count(minute);
-  const double spread_base = spread_float_ ? spread_points_ * spread_multiplier(utc_mod, h) : spread_points_;
-  const int64_t first_ms = first_offset_ms(minute);
+  const int64_t u = utc_of(minute);
+  const uint64_t h = minute_hash(u);
+  const int n = tick_count_utc(u);
+  const double spread_base = spread_float_ ? spread_points_ * spread_multiplier(u * 60, h) : spread_points_;
+  const int64_t first_ms = static_cast<int64_t>(h % 400);
 
   // Pass 1: the per-tick random bits and the cumulated exponential gaps (the tick times).
   uint64_t bits[kMaxTicks];
@@ -149,7 +167,7 @@ void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
     cum += exp_variate(b);  // the low 32 bits; the others feed the spread and the trades
   }
   double dev[kSegments + 1], dslope[kSegments];
-  deviations(minute, dev);
+  deviations(u, dev);
   for (int j = 0; j < kSegments; ++j) dslope[j] = dev[j + 1] - dev[j];
   const double a_pts = a0 * scale_;
   const double slope = (a1 - a0) * scale_ * (1.0 / static_cast<double>(kMinuteMs));  // points per ms

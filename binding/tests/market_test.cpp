@@ -225,23 +225,25 @@ TEST(MarketTicks, CopyTicksFlags) {
 TEST(MarketSessions, WeekendGap) {
   Market mk(test_config());
   const int64_t sat = utc(2024, 3, 9), sun = utc(2024, 3, 10);
-  EXPECT_EQ(ticks(mk, "EURUSD", sat * 1000, (sun + 21 * 3600) * 1000).rows(), 0u);
-  EXPECT_EQ(rates_range(mk, "EURUSD", m::TIMEFRAME_M1, sat, sun + 21 * 3600).rows(), 0u);
+  EXPECT_EQ(ticks(mk, "EURUSD", sat * 1000, (sun + 21 * 3600) * 1000 - 1).rows(), 0u);
+  EXPECT_EQ(rates_range(mk, "EURUSD", m::TIMEFRAME_M1, sat, sun + 21 * 3600 - 1).rows(), 0u);
   EXPECT_GT(ticks(mk, "BTCUSD", sat * 1000, (sat + 3600) * 1000).rows(), 100u);
   EXPECT_EQ(rates_range(mk, "BTCUSD", m::TIMEFRAME_H1, sat, sun - 1).rows(), 24u);
-  // FX reopens Sunday 22:00 UTC; closes Friday 22:00 UTC.
+  // FX reopens Sunday 17:00 New York: 21:00 UTC on 10 March 2024, the day US clocks went
+  // forward; it closed Friday 17:00 New York, 22:00 UTC, still in winter time.
   const TickColumns reopen = ticks(mk, "EURUSD", sun * 1000, (sun + 86400) * 1000);
   ASSERT_GT(reopen.rows(), 0u);
-  EXPECT_GE(reopen.time.front(), sun + 22 * 3600);
+  EXPECT_GE(reopen.time.front(), sun + 21 * 3600);
+  EXPECT_LT(reopen.time.front(), sun + 21 * 3600 + 60);
   const TickColumns fri = ticks(mk, "EURUSD", utc(2024, 3, 8, 21) * 1000, utc(2024, 3, 9) * 1000);
   ASSERT_GT(fri.rows(), 0u);
   EXPECT_LT(fri.time.back(), utc(2024, 3, 8, 22));
-  // Stock CFDs: cash hours only.
+  // Stock CFDs: cash hours only, 09:30-16:00 New York = 13:30-20:00 UTC in summer time.
   const RateColumns aapl = rates_range(mk, "AAPL", m::TIMEFRAME_M1, utc(2024, 3, 14), utc(2024, 3, 15) - 1);
   ASSERT_FALSE(aapl.time.empty());
-  EXPECT_EQ(aapl.time.front(), utc(2024, 3, 14, 14, 30));
-  EXPECT_EQ(aapl.time.back(), utc(2024, 3, 14, 20, 59));
-  // D1: no Saturday bar, and (FX) no Sunday bar before 22:00, so Sunday's bar is just 2 hours.
+  EXPECT_EQ(aapl.time.front(), utc(2024, 3, 14, 13, 30));
+  EXPECT_EQ(aapl.time.back(), utc(2024, 3, 14, 19, 59));
+  // D1: no Saturday bar, and (FX, at a UTC server) no Sunday bar before 21:00/22:00 UTC, so Sunday's bar is 2-3 hours.
   const RateColumns d1 = rates_range(mk, "EURUSD", m::TIMEFRAME_D1, utc(2024, 3, 4), utc(2024, 3, 11));
   for (int64_t t : d1.time) EXPECT_NE(detail::weekday_of_day(t / 86400), 6);
 }
@@ -358,13 +360,15 @@ TEST(MarketBars, RowSemantics) {
   const RateColumns b = drain(*mk.rates_from(s, m::TIMEFRAME_H1, utc(2024, 3, 12, 10), 1));
   ASSERT_EQ(b.rows(), 1u);
   EXPECT_EQ(b.time[0], utc(2024, 3, 12, 10));
-  // Across the weekend: FX reopens Sunday 22:00 UTC; the bar before is Friday 21:00.
-  const RateColumns w = drain(*mk.rates_from(s, m::TIMEFRAME_H1, utc(2024, 3, 11, 0), 4));
-  ASSERT_EQ(w.rows(), 4u);
+  // Across the weekend: FX reopens Sunday 21:00 UTC (17:00 New York summer time); the bar before
+  // is Friday 21:00 (it closed at 22:00 UTC, 17:00 New York winter time).
+  const RateColumns w = drain(*mk.rates_from(s, m::TIMEFRAME_H1, utc(2024, 3, 11, 0), 5));
+  ASSERT_EQ(w.rows(), 5u);
   EXPECT_EQ(w.time[0], utc(2024, 3, 8, 21));
-  EXPECT_EQ(w.time[1], utc(2024, 3, 10, 22));
-  EXPECT_EQ(w.time[2], utc(2024, 3, 10, 23));
-  EXPECT_EQ(w.time[3], utc(2024, 3, 11, 0));
+  EXPECT_EQ(w.time[1], utc(2024, 3, 10, 21));
+  EXPECT_EQ(w.time[2], utc(2024, 3, 10, 22));
+  EXPECT_EQ(w.time[3], utc(2024, 3, 10, 23));
+  EXPECT_EQ(w.time[4], utc(2024, 3, 11, 0));
   // copy_rates_from_pos: 0 = the forming bar containing now.
   const RateColumns p = drain(*mk.rates_from_pos(s, m::TIMEFRAME_M1, 0, 5));
   ASSERT_EQ(p.rows(), 5u);
