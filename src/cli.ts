@@ -39,7 +39,10 @@ Environment, both:
   TRADEAPI_BRIDGE_SECRET                  the bridge's shared secret (required with tcp://, never logged)
   TRADEAPI_SERVER_TZ                      the broker's server time zone, e.g. Europe/Athens or +02:00:
                                           times out as UTC, request dates in as server time
-                                          (default: unset, no conversion)
+                                          (default: unset, no conversion); also
+                                          ZONE+HH:MM, e.g. America/New_York+07:00
+  TRADEAPI_SIM_SERVER_TZ                  the simulator's server time zone, same forms
+                                          (default UTC; TRADEAPI_TERMINAL=sim only)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
   TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 32 MiB of RAM, 32..1024)
@@ -130,10 +133,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   // Loaded only now (they load the native addon), so that a configuration error is reported at
   // once and never depends on the addon.
-  const { openSimTerminal, openBridgeTerminal } = await import('./terminal/index.js');
+  const { openSimTerminal, openBridgeTerminal, simServerZone } = await import('./terminal/index.js');
   const { startServer } = await import('./server.js');
   const target = config.terminal;
-  const terminal = target === 'sim' ? openSimTerminal() : openBridgeTerminal(target.url, target.secret);
+  const terminal = target === 'sim' ? openSimTerminal(config.simServerTz ? simServerZone(config.simServerTz) : {}) : openBridgeTerminal(target.url, target.secret);
   let server;
   try {
     server = await startServer({ terminal, config, adapter: choice.adapter, logger });
@@ -157,6 +160,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       auth: config.secretKey !== undefined,
       terminal: config.terminal,
       serverTz: config.serverTz?.name ?? null,
+      ...(config.terminal === 'sim' ? { simServerTz: config.simServerTz?.name ?? 'UTC' } : {}),
       mode: ro ? 'read-only' : 'full',
       ...(ro
         ? {

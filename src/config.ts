@@ -22,6 +22,11 @@ export interface Config {
    * Unset: no conversion (the terminal's stamps are passed on as they are).
    */
   readonly serverTz: ServerZone | undefined;
+  /**
+   * TRADEAPI_SIM_SERVER_TZ: the simulator's own server time zone (default UTC), so that it stamps
+   * like a broker's terminal; only with TRADEAPI_TERMINAL=sim.
+   */
+  readonly simServerTz: ServerZone | undefined;
   /** Forced adapter; undefined = uWS where it loads, else node:http. */
   readonly http: AdapterName | undefined;
   readonly host: string;
@@ -196,18 +201,20 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-/** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ), as `tradeapi export` reads them. */
-export function loadTerminalSettings(env: Env): Pick<Config, 'terminal' | 'serverTz'> {
-  return { terminal: parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET), serverTz: parseServerTz(env.TRADEAPI_SERVER_TZ) };
+export type TerminalSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz'>;
+
+/** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ), as `tradeapi export` reads them. */
+export function loadTerminalSettings(env: Env): TerminalSettings {
+  const terminal = parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET);
+  return { terminal, serverTz: parseServerTz('TRADEAPI_SERVER_TZ', env.TRADEAPI_SERVER_TZ), simServerTz: parseSimServerTz(env.TRADEAPI_SIM_SERVER_TZ, terminal) };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
   return {
-    terminal: parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET),
-    serverTz: parseServerTz(env.TRADEAPI_SERVER_TZ),
+    ...loadTerminalSettings(env),
     http: parseAdapter(env.TRADEAPI_HTTP),
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
@@ -454,16 +461,25 @@ function parseTerminal(raw: string | undefined, secret: string | undefined): Ter
   return target as BridgeTarget;
 }
 
-/** An IANA zone (Europe/Athens) or a fixed offset (+02:00, -05:30); unset or empty: none. */
-function parseServerTz(raw: string | undefined): ServerZone | undefined {
+/** An IANA zone (Europe/Athens), a fixed offset (+02:00, -05:30) or a shifted zone (America/New_York+07:00); unset or empty: none. */
+function parseServerTz(name: string, raw: string | undefined): ServerZone | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   try {
     return parseServerZone(raw);
   } catch (e) {
     throw new ConfigError(
-      `TRADEAPI_SERVER_TZ must be an IANA time zone (e.g. Europe/Athens) or a fixed offset +HH:MM / -HH:MM; got ${JSON.stringify(raw)} (${e instanceof Error ? e.message : String(e)})`,
+      `${name} must be an IANA time zone (e.g. Europe/Athens), a fixed offset +HH:MM / -HH:MM, or an IANA zone moved by one (e.g. America/New_York+07:00); got ${JSON.stringify(raw)} (${e instanceof Error ? e.message : String(e)})`,
     );
   }
+}
+
+/** The simulator's server zone: meaningless for a real terminal, whose broker sets its clock. */
+function parseSimServerTz(raw: string | undefined, terminal: TerminalChoice): ServerZone | undefined {
+  const zone = parseServerTz('TRADEAPI_SIM_SERVER_TZ', raw);
+  if (zone !== undefined && terminal !== 'sim') {
+    throw new ConfigError('TRADEAPI_SIM_SERVER_TZ sets the simulator\'s clock; with TRADEAPI_TERMINAL=tcp://… the broker sets it (describe it with TRADEAPI_SERVER_TZ instead)');
+  }
+  return zone;
 }
 
 function parseAdapter(raw: string | undefined): AdapterName | undefined {

@@ -1,6 +1,7 @@
 #include "sim_config_js.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "args.h"
@@ -67,6 +68,28 @@ sim::SimConfig SimConfigFromJs(const Napi::Object& o) {
       Napi::Value v = a.Get(i);
       if (!v.IsString()) Bad(o.Env(), "symbols");
       c.symbols.push_back(v.As<Napi::String>().Utf8Value());
+    }
+  }
+  // [[utcSeconds, offsetSeconds], ...] in increasing time order (the gateway's zoneTransitions).
+  Napi::Value zone = o.Get("serverZone");
+  if (!zone.IsUndefined()) {
+    if (!zone.IsArray()) Bad(o.Env(), "serverZone");
+    Napi::Array a = zone.As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); ++i) {
+      Napi::Value entry = a.Get(i);
+      if (!entry.IsArray() || entry.As<Napi::Array>().Length() != 2) Bad(o.Env(), "serverZone");
+      Napi::Array pair = entry.As<Napi::Array>();
+      sim::ZoneTransition t;
+      for (uint32_t k = 0; k < 2; ++k) {
+        Napi::Value v = pair.Get(k);
+        const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+        if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) > 1e15) Bad(o.Env(), "serverZone");
+        (k == 0 ? t.utc_s : t.offset_s) = static_cast<int64_t>(d);
+      }
+      if (std::llabs(t.offset_s) > 14 * 3600 || (!c.server_zone.empty() && t.utc_s <= c.server_zone.back().utc_s)) {
+        Bad(o.Env(), "serverZone");
+      }
+      c.server_zone.push_back(t);
     }
   }
   Napi::Value quotes = o.Get("fixedQuotes");

@@ -47,7 +47,7 @@ export const EXPORT_USAGE = `Usage:
   --compression C         Parquet codec: zstd (default), lz4, snappy, none
 
 The terminal is the server's: TRADEAPI_TERMINAL (sim or tcp://HOST:PORT), TRADEAPI_BRIDGE_SECRET,
-TRADEAPI_SERVER_TZ. The file appears only once complete (written to FILE.tmp-PID, then renamed).
+TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ. The file appears only once complete (written to FILE.tmp-PID, then renamed).
 `;
 
 const EXTENSIONS: Readonly<Record<string, Format>> = { '.parquet': 'parquet', '.pq': 'parquet', '.arrow': 'arrow', '.arrows': 'arrow', '.json': 'json' };

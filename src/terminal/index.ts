@@ -1,6 +1,7 @@
 // The terminal layer as the rest of the service sees it.
 import { addon, type BridgeConfig, type SimConfig } from './native.js';
 import { NativeTerminalFacade } from './native-terminal.js';
+import { zoneTransitions, type ServerZone } from './server-time.js';
 import type { Terminal } from './terminal.js';
 
 export type { Terminal, TradeFilter, HistoryFilter, SeriesOptions, BridgeStatus } from './terminal.js';
@@ -32,6 +33,20 @@ export function openSimTerminal(config: SimConfig = {}, options: OpenOptions = {
   return new NativeTerminalFacade('sim', native, {
     callTimeoutMs: timeout,
   });
+}
+
+/** The simulator's history starts 2020-01-01 (binding/sim/config.h); its clock is described from the day before. */
+const SIM_ZONE_FROM_S = Date.UTC(2019, 11, 31) / 1000;
+const SIM_ZONE_YEARS_AHEAD = 30;
+
+/**
+ * The simulator stamping in a broker's server time (TRADEAPI_SIM_SERVER_TZ): the zone's changes
+ * from before the simulated history to 30 years ahead, looked up once here (~80 ms for a zone
+ * with daylight saving) because the addon has no time-zone database of its own.
+ */
+export function simServerZone(zone: ServerZone, nowMs = Date.now()): Pick<SimConfig, 'serverZone'> {
+  const toS = Math.floor(nowMs / 1000) + SIM_ZONE_YEARS_AHEAD * 365 * 86_400;
+  return { serverZone: zoneTransitions(zone, SIM_ZONE_FROM_S, toS) };
 }
 
 export type BridgeOptions = OpenOptions & Omit<BridgeConfig, 'host' | 'port' | 'secret'> & {

@@ -76,8 +76,11 @@ export interface SimConfig {
   accountAnchor?: number;
   /** Subset of the catalogue (default: all ~30 symbols). */
   symbols?: string[];
-  /** Server time = UTC + offset, seconds (default 0). */
+  /** Server time = UTC + offset, seconds (default 0)... */
   serverUtcOffset?: number;
+  /** ...or by these transitions: [UTC second, server minus UTC in seconds], in time order, the first
+   *  also holding before it (zoneTransitions in server-time.ts; TRADEAPI_SIM_SERVER_TZ). */
+  serverZone?: Array<[number, number]>;
   /** Nothing exists before this, seconds (default 2020-01-01). */
   historyStart?: number;
   /** Frozen clock in ms (default: wall clock). */

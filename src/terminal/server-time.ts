@@ -34,22 +34,34 @@ export interface ServerZone {
 
 /** '+02:00', '-05:30', '+0200', 'UTC+2'-free: sign, hours (0-14), optional minutes. */
 const FIXED = /^([+-])(\d{2}):?(\d{2})$/;
+/**
+ * An IANA zone moved by a fixed amount: 'America/New_York+07:00' is the "New York close" clock of
+ * many FX brokers (UTC+2 / UTC+3, switching on US dates, so midnight is 17:00 in New York all
+ * year). The colon keeps it apart from IANA names such as 'Etc/GMT+2'.
+ */
+const SHIFTED = /^([A-Za-z][A-Za-z0-9_+\-/]*?)([+-])(\d{2}):(\d{2})$/;
+
+function offsetOf(sign: string, hh: string, mm: string, text: string): number {
+  const hours = Number(hh);
+  const minutes = Number(mm);
+  if (hours > 14 || minutes > 59) throw new RangeError(`offset out of range (at most ±14:00): ${JSON.stringify(text)}`);
+  return (sign === '-' ? -1 : 1) * (hours * HOUR_MS + minutes * 60_000);
+}
 
 /**
- * An IANA zone (validated by Intl.DateTimeFormat) or a fixed offset ±HH:MM.
- * Throws RangeError naming the problem otherwise.
+ * An IANA zone (validated by Intl.DateTimeFormat), a fixed offset ±HH:MM, or an IANA zone moved
+ * by ±HH:MM (ZONE±HH:MM). Throws RangeError naming the problem otherwise.
  */
 export function parseServerZone(text: string): ServerZone {
   const raw = text.trim();
   const m = FIXED.exec(raw);
-  if (m) {
-    const hours = Number(m[2]);
-    const minutes = Number(m[3]);
-    if (hours > 14 || minutes > 59) throw new RangeError(`offset out of range (at most ±14:00): ${JSON.stringify(text)}`);
-    const sign = m[1] === '-' ? -1 : 1;
-    return new FixedZone(raw, sign * (hours * HOUR_MS + minutes * 60_000));
+  if (m) return new FixedZone(raw, offsetOf(m[1]!, m[2]!, m[3]!, text));
+  const shifted = SHIFTED.exec(raw);
+  if (shifted) {
+    const base = parseServerZone(shifted[1]!);
+    return new ShiftedZone(`${base.name}${shifted[2]}${shifted[3]}:${shifted[4]}`, base, offsetOf(shifted[2]!, shifted[3]!, shifted[4]!, text));
   }
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(raw)) throw new RangeError(`not an IANA time zone or ±HH:MM offset: ${JSON.stringify(text)}`);
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(raw)) throw new RangeError(`not an IANA time zone, ±HH:MM offset or ZONE±HH:MM: ${JSON.stringify(text)}`);
   let format: Intl.DateTimeFormat;
   try {
     format = new Intl.DateTimeFormat('en-US', {
@@ -167,6 +179,42 @@ class FixedZone extends ZoneBase {
       if (v !== 0n) column[i] = v - shift;
     }
   }
+}
+
+/** Another zone's clock moved by a fixed amount (its changes happen at the same instants). */
+class ShiftedZone extends ZoneBase {
+  constructor(readonly name: string, private readonly base: ServerZone, private readonly shift: number) {
+    super();
+  }
+
+  offsetMs(utcMs: number): number {
+    return this.base.offsetMs(utcMs) + this.shift;
+  }
+}
+
+/**
+ * The zone as a list of transitions [UTC second, server minus UTC in seconds] from `fromS` to
+ * `toS` (the first entry holds at fromS), as the simulator takes it (TRADEAPI_SIM_SERVER_TZ).
+ * Offsets are sampled daily and each change is searched for to the second: no zone in use changes
+ * twice within a day (changes are weeks apart at the least).
+ */
+export function zoneTransitions(zone: ServerZone, fromS: number, toS: number): Array<[number, number]> {
+  const STEP_S = 86_400;
+  const offsetS = (s: number): number => Math.round(zone.offsetMs(s * 1000) / 1000);
+  const out: Array<[number, number]> = [[fromS, offsetS(fromS)]];
+  for (let s = fromS + STEP_S; s - STEP_S < toS; s += STEP_S) {
+    const current = out[out.length - 1]![1];
+    if (offsetS(s) === current) continue;
+    let lo = s - STEP_S; // offset `current`
+    let hi = s; // changed
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (offsetS(mid) === current) lo = mid;
+      else hi = mid;
+    }
+    out.push([hi, offsetS(hi)]);
+  }
+  return out;
 }
 
 /** An hour of UTC: one offset, or a change at `at` (ms) from `before` to `after`. */
