@@ -3257,14 +3257,14 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "ticket": 50915963,
+                     *         "ticket": 50915959,
                      *         "time": 1704491355,
                      *         "time_msc": 1704491355352,
                      *         "time_update": 1704491355,
                      *         "time_update_msc": 1704491355352,
                      *         "type": 1,
                      *         "magic": 234000,
-                     *         "identifier": 50915963,
+                     *         "identifier": 50915959,
                      *         "reason": 3,
                      *         "volume": 0.01,
                      *         "price_open": 1.06006,
@@ -3278,14 +3278,14 @@ export interface operations {
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916049,
+                     *         "ticket": 50916045,
                      *         "time": 1704705631,
                      *         "time_msc": 1704705631299,
                      *         "time_update": 1704705631,
                      *         "time_update_msc": 1704705631299,
                      *         "type": 0,
                      *         "magic": 0,
-                     *         "identifier": 50916049,
+                     *         "identifier": 50916045,
                      *         "reason": 3,
                      *         "volume": 0.02,
                      *         "price_open": 1.1946,
@@ -3299,14 +3299,14 @@ export interface operations {
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916064,
+                     *         "ticket": 50916060,
                      *         "time": 1704721056,
                      *         "time_msc": 1704721056532,
                      *         "time_update": 1704721056,
                      *         "time_update_msc": 1704721056532,
                      *         "type": 1,
                      *         "magic": 234000,
-                     *         "identifier": 50916064,
+                     *         "identifier": 50916060,
                      *         "reason": 3,
                      *         "volume": 0.02,
                      *         "price_open": 0.5706,
@@ -3496,7 +3496,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "ticket": 50915987,
+                     *         "ticket": 50915983,
                      *         "time_setup": 1704675616,
                      *         "time_setup_msc": 1704675616125,
                      *         "time_done": 0,
@@ -3522,7 +3522,7 @@ export interface operations {
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916141,
+                     *         "ticket": 50916137,
                      *         "time_setup": 1704790846,
                      *         "time_setup_msc": 1704790846028,
                      *         "time_done": 0,
@@ -3548,7 +3548,7 @@ export interface operations {
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916164,
+                     *         "ticket": 50916160,
                      *         "time_setup": 1704798023,
                      *         "time_setup_msc": 1704798023351,
                      *         "time_done": 0,
@@ -3761,7 +3761,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "ticket": 50916220,
+                     *         "ticket": 50916216,
                      *         "time_setup": 1704838702,
                      *         "time_setup_msc": 1704838702565,
                      *         "time_done": 1704838702,
@@ -3772,7 +3772,7 @@ export interface operations {
                      *         "type_filling": 0,
                      *         "state": 4,
                      *         "magic": 777,
-                     *         "position_id": 50916220,
+                     *         "position_id": 50916216,
                      *         "position_by_id": 0,
                      *         "reason": 3,
                      *         "volume_initial": 0.01,
@@ -3978,14 +3978,14 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "ticket": 40932655,
-                     *         "order": 50916220,
+                     *         "ticket": 40932659,
+                     *         "order": 50916216,
                      *         "time": 1704838702,
                      *         "time_msc": 1704838702565,
                      *         "type": 1,
                      *         "entry": 0,
                      *         "magic": 777,
-                     *         "position_id": 50916220,
+                     *         "position_id": 50916216,
                      *         "reason": 3,
                      *         "volume": 0.01,
                      *         "price": 153.029,
