@@ -31,7 +31,7 @@ const server = await serve(t, availableAdapters()[0]!, terminal);
 /** The environment of the child: no terminal settings from the caller's shell. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const name of ['TRADEAPI_TERMINAL', 'TRADEAPI_BRIDGE_SECRET', 'TRADEAPI_SERVER_TZ']) if (!(name in extra)) delete env[name];
+  for (const name of ['TRADEAPI_TERMINAL', 'TRADEAPI_BRIDGE_SECRET', 'TRADEAPI_SERVER_TZ', 'TRADEAPI_SIM_SERVER_TZ']) if (!(name in extra)) delete env[name];
   return env;
 }
 
@@ -124,6 +124,23 @@ await t.test('--format wins over the extension', async (t) => {
   t.equal(r.code, 0, r.stderr);
   const bytes = readFileSync(path.join(dir, 'ticks.bin'));
   t.equal(bytes.readUInt32LE(0), 0xffffffff, 'an Arrow IPC stream (continuation marker)');
+});
+
+await t.test('the simulator on a broker clock (TRADEAPI_SIM_SERVER_TZ)', async (t) => {
+  // New York close: every FX week is Monday-Friday in server time, so no Sunday D1 bar.
+  const args = ['rates', 'EURUSD', '--from', '2024-01-01T00:00:00Z', '--to', '2024-03-01T00:00:00Z', '--timeframe', 'TIMEFRAME_D1', '-o', 'd1.json'];
+  const r = await exportCli(args, { env: { TRADEAPI_SIM_SERVER_TZ: 'America/New_York+07:00' } });
+  t.equal(r.code, 0, r.stderr);
+  const days = (JSON.parse(readFileSync(path.join(dir, 'd1.json'), 'utf8')) as Array<{ time: number }>).map((b) => new Date(b.time * 1000).getUTCDay());
+  t.equal(days.length, 44, 'nine weeks of five bars, less New Year\'s Day');
+  t.notOk(days.includes(0) || days.includes(6), 'no weekend bar');
+  const plain = await exportCli(args.map((a) => (a === 'd1.json' ? 'd1-utc.json' : a)));
+  const utcDays = (JSON.parse(readFileSync(path.join(dir, 'd1-utc.json'), 'utf8')) as Array<{ time: number }>).map((b) => new Date(b.time * 1000).getUTCDay());
+  t.equal(plain.code, 0);
+  t.ok(utcDays.includes(0), 'at the default UTC clock the week opens on Sunday evening');
+  const bad = await exportCli(args, { env: { TRADEAPI_SIM_SERVER_TZ: 'Nowhere/City' } });
+  t.equal(bad.code, 2, 'a bad zone is a usage error');
+  t.match(bad.stderr, /TRADEAPI_SIM_SERVER_TZ must be/);
 });
 
 await t.test('SIGINT while writing a big range: no FILE, no temp file, exit 130', async (t) => {
