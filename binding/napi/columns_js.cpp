@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "column_pool.h"
+
 namespace tradeapi::napi {
 namespace {
 
@@ -27,7 +29,10 @@ Napi::Value Column(Napi::Env env, std::vector<T>&& values) {
     buffer = Napi::ArrayBuffer::New(env, 0);
   } else {
     auto* owned = new std::vector<T>(std::move(values));
-    buffer = Napi::ArrayBuffer::New(env, owned->data(), bytes, [](Napi::Env, void*, std::vector<T>* v) { delete v; },
+    buffer = Napi::ArrayBuffer::New(env, owned->data(), bytes, [](Napi::Env, void*, std::vector<T>* v) {
+      ColumnPool<T>::give(std::move(*v));
+      delete v;
+    },
                                     owned);
   }
   napi_value array;

@@ -1,5 +1,7 @@
 #include "terminal_wrap.h"
 
+#include "column_pool.h"
+
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -58,6 +60,7 @@ Napi::Object MakeSeries(Napi::Env env, std::shared_ptr<SeriesCursor<Columns>> cu
     }
     return handle->wrap->worker().Submit(info.Env(), [cursor, max_rows]() -> Builder {
       auto chunk = std::make_shared<Columns>();
+      TakeColumns(*chunk);  // storage the GC gave back: already paged in
       cursor->next(static_cast<size_t>(max_rows), *chunk);
       if (chunk->rows() == 0) return [](Napi::Env e) -> Napi::Value { return e.Null(); };
       return [chunk](Napi::Env e) -> Napi::Value { return ToJs(e, std::move(*chunk)); };
