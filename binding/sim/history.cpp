@@ -1,6 +1,9 @@
 #include "history.h"
 
 #include <algorithm>
+#include <atomic>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 namespace tradeapi::sim::detail {
@@ -97,6 +100,47 @@ const BarAgg& History::day_summary(size_t slot, int64_t day) {
   const DayMinutes& dm = day_minutes(slot, day, (day + 1) * kMinutesPerDay);
   for (const BarAgg& b : dm.bars) agg.merge(b);
   return days_.emplace(k, agg).first->second;
+}
+
+BarAgg History::whole_day(size_t slot, int64_t day, AnchorWalker& anchors) const {
+  const PricePath& p = paths_[slot];
+  WholeMinuteSink sink;  // one aggregate over the day's ticks in time order = the merge of its minutes
+  for (int64_t minute = day * kMinutesPerDay, end = minute + kMinutesPerDay; minute < end; ++minute) {
+    if (!minute_exists(slot, minute, INT64_MAX)) continue;
+    double a0, a1;
+    anchors.anchors(minute, a0, a1);
+    p.emit(minute, a0, a1, sink);
+  }
+  return sink.agg;
+}
+
+void History::warm_days(size_t slot, int64_t from_s, int64_t to_s, int64_t now_ms) {
+  constexpr size_t kMinDays = 16;  // below this the threads cost more than they save
+  const int64_t first_day = std::max(floor_div(from_s, kDayS), floor_div(first_ms_, kDayS * 1000));
+  const int64_t end_day = std::min(floor_div(to_s + kDayS - 1, kDayS), floor_div(now_ms + 1, kMinuteMs) / kMinutesPerDay);
+  std::vector<int64_t> missing;
+  for (int64_t d = first_day; d < end_day; ++d) {
+    if (days_.find(key(slot, d)) == days_.end()) missing.push_back(d);
+  }
+  const unsigned cores = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  if (missing.size() < kMinDays || cores < 2) return;
+  std::vector<BarAgg> out(missing.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    AnchorWalker anchors(paths_[slot]);
+    for (size_t i = next.fetch_add(1); i < missing.size(); i = next.fetch_add(1)) out[i] = whole_day(slot, missing[i], anchors);
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned k = 1; k < cores; ++k) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others (and this one) share the days
+    }
+  }
+  work();
+  for (std::thread& t : helpers) t.join();
+  for (size_t i = 0; i < missing.size(); ++i) days_.emplace(key(slot, missing[i]), out[i]);
 }
 
 BarAgg History::aggregate(size_t slot, int64_t from_s, int64_t to_s, int64_t now_ms) {

@@ -77,6 +77,11 @@ class History {
   bool period_exists(size_t slot, int64_t from_s, int64_t to_s, int64_t now_ms) const;
   // Aggregate of the ticks in [from_s, to_s) (minute aligned) at or before now_ms.
   BarAgg aggregate(size_t slot, int64_t from_s, int64_t to_s, int64_t now_ms);
+  // Computes the whole-day aggregates of the days in [from_s, to_s) that are complete before now_ms
+  // and not cached yet, on up to hardware_concurrency threads: days are independent, so the first
+  // D1/W1/MN1 request over years of history (every tick of those years) costs a fraction of one
+  // core's time. aggregate() then finds them cached; the result is the same either way.
+  void warm_days(size_t slot, int64_t from_s, int64_t to_s, int64_t now_ms);
 
  private:
   struct DayMinutes {
@@ -86,6 +91,8 @@ class History {
   const DayMinutes& day_minutes(size_t slot, int64_t day, int64_t final_to_minute);
   BarAgg minute_bar(size_t slot, int64_t minute, int64_t now_ms) const;  // computed, not cached
   const BarAgg& day_summary(size_t slot, int64_t day);  // only for days complete before now
+  // A complete day's aggregate straight from its ticks (no minute cache); thread-safe.
+  BarAgg whole_day(size_t slot, int64_t day, AnchorWalker& anchors) const;
 
   static uint64_t key(size_t slot, int64_t day) { return (static_cast<uint64_t>(slot) << 40) ^ static_cast<uint64_t>(day); }
 

@@ -115,6 +115,12 @@ class RateSeriesCursor final : public RateCursor {
   bool next(size_t max_rows, RateColumns& c) override {
     c.time.clear(); c.open.clear(); c.high.clear(); c.low.clear(); c.close.clear();
     c.tick_volume.clear(); c.spread.clear(); c.real_volume.clear();
+    if (tf_.min_seconds() >= kDayS && next_open_ <= last_open_) {
+      // Bars of whole days: the days this chunk spans, computed in parallel first.
+      const int64_t span_end = std::min(tf_.next_open(last_open_),
+                                        next_open_ + static_cast<int64_t>(std::min<size_t>(max_rows, 100000)) * 31 * kDayS);
+      history_.warm_days(slot_, next_open_, span_end, now_ms_);
+    }
     while (c.rows() < max_rows && next_open_ <= last_open_) {
       const int64_t open = next_open_;
       next_open_ = tf_.next_open(open);

@@ -260,6 +260,24 @@ TEST(MarketSessions, ServerOffsetShiftsStamps) {
   EXPECT_GE(fri.time.back(), utc(2024, 3, 8, 23, 50));
 }
 
+// The first request over many days builds them on several threads (History::warm_days); the bars
+// must be those built one day at a time (requests of a few days stay on the serial path).
+TEST(MarketBars, ParallelDaysMatchSerialOnes) {
+  for (const char* sym : {"EURUSD", "AMZN", "BTCUSD"}) {
+    const Market parallel(test_config()), serial(test_config());
+    const int64_t from = utc(2023, 9, 1), to = utc(2024, 3, 1);
+    for (const int64_t tf : {m::TIMEFRAME_D1, m::TIMEFRAME_W1, m::TIMEFRAME_MN1}) {
+      const RateColumns p = rates_range(parallel, sym, tf, from, to);
+      for (int64_t t = from; t < to; t += 7 * 86400) {  // a week at a time: below the parallel threshold
+        rates_range(serial, sym, m::TIMEFRAME_D1, t, std::min(t + 7 * 86400, to) - 1);
+      }
+      const RateColumns s = rates_range(serial, sym, tf, from, to);  // from the serially built day cache
+      ASSERT_GT(p.rows(), 0u) << sym;
+      EXPECT_TRUE(same(p, s)) << sym << " timeframe " << tf;
+    }
+  }
+}
+
 TEST(MarketBars, M1MatchesTicks) {
   Market mk(test_config());
   for (const char* sym : {"EURUSD", "AAPL"}) {
