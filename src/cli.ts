@@ -133,10 +133,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   // Loaded only now (they load the native addon), so that a configuration error is reported at
   // once and never depends on the addon.
-  const { openSimTerminal, openBridgeTerminal, simServerZone } = await import('./terminal/index.js');
+  const { openConfiguredTerminal } = await import('./terminal/index.js');
   const { startServer } = await import('./server.js');
   const target = config.terminal;
-  const terminal = target === 'sim' ? openSimTerminal(config.simServerTz ? simServerZone(config.simServerTz) : {}) : openBridgeTerminal(target.url, target.secret);
+  const terminal = openConfiguredTerminal(config);
   let server;
   try {
     server = await startServer({ terminal, config, adapter: choice.adapter, logger });

@@ -94,10 +94,9 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
   }
 
   // Loaded only now: bad arguments are reported without loading the addon.
-  const { openSimTerminal, openBridgeTerminal, simServerZone } = await import('../terminal/index.js');
+  const { openConfiguredTerminal } = await import('../terminal/index.js');
   const { withServerTime } = await import('../terminal/with-server-time.js');
-  const target = settings.terminal;
-  const raw = target === 'sim' ? openSimTerminal(settings.simServerTz ? simServerZone(settings.simServerTz) : {}) : openBridgeTerminal(target.url, target.secret);
+  const raw = openConfiguredTerminal(settings);
   const terminal = settings.serverTz ? withServerTime(raw, settings.serverTz) : raw;
 
   let file: AtomicFile | undefined;

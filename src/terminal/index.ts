@@ -1,4 +1,5 @@
 // The terminal layer as the rest of the service sees it.
+import type { TerminalSettings } from '../config.js';
 import { addon, type BridgeConfig, type SimConfig } from './native.js';
 import { NativeTerminalFacade } from './native-terminal.js';
 import { zoneTransitions, type ServerZone } from './server-time.js';
@@ -47,6 +48,13 @@ const SIM_ZONE_YEARS_AHEAD = 30;
 export function simServerZone(zone: ServerZone, nowMs = Date.now()): Pick<SimConfig, 'serverZone'> {
   const toS = Math.floor(nowMs / 1000) + SIM_ZONE_YEARS_AHEAD * 365 * 86_400;
   return { serverZone: zoneTransitions(zone, SIM_ZONE_FROM_S, toS) };
+}
+
+/** The terminal the settings name (TRADEAPI_TERMINAL, TRADEAPI_SIM_SERVER_TZ), as `serve` and `export` open it. */
+export function openConfiguredTerminal(settings: Pick<TerminalSettings, 'terminal' | 'simServerTz'>): Terminal {
+  const target = settings.terminal;
+  if (target !== 'sim') return openBridgeTerminal(target.url, target.secret);
+  return openSimTerminal(settings.simServerTz ? simServerZone(settings.simServerTz) : {});
 }
 
 export type BridgeOptions = OpenOptions & Omit<BridgeConfig, 'host' | 'port' | 'secret'> & {

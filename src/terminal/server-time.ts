@@ -181,6 +181,19 @@ class FixedZone extends ZoneBase {
   }
 }
 
+/**
+ * The first second in (lo, hi] whose offset is no longer `before`, by bisection: offsetAt(lo) is
+ * `before` and offsetAt(hi) is not (one change in between).
+ */
+function firstChangedSecond(lo: number, hi: number, before: number, offsetAt: (second: number) => number): number {
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetAt(mid) === before) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 /** Another zone's clock moved by a fixed amount (its changes happen at the same instants). */
 class ShiftedZone extends ZoneBase {
   constructor(readonly name: string, private readonly base: ServerZone, private readonly shift: number) {
@@ -205,14 +218,8 @@ export function zoneTransitions(zone: ServerZone, fromS: number, toS: number): A
   for (let s = fromS + STEP_S; s - STEP_S < toS; s += STEP_S) {
     const current = out[out.length - 1]![1];
     if (offsetS(s) === current) continue;
-    let lo = s - STEP_S; // offset `current`
-    let hi = s; // changed
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (offsetS(mid) === current) lo = mid;
-      else hi = mid;
-    }
-    out.push([hi, offsetS(hi)]);
+    const at = firstChangedSecond(s - STEP_S, s, current, offsetS);
+    out.push([at, offsetS(at)]);
   }
   return out;
 }
@@ -246,14 +253,8 @@ class IanaZone extends ZoneBase {
         e = before;
       } else {
         // The change lies in (start, start + 1 h - 1 s]: find its first second.
-        let lo = start / 1000; // offset `before`
-        let hi = (start + HOUR_MS - 1000) / 1000; // offset `after`
-        while (hi - lo > 1) {
-          const mid = Math.floor((lo + hi) / 2);
-          if (this.rawOffset(mid * 1000) === before) lo = mid;
-          else hi = mid;
-        }
-        e = { at: hi * 1000, before, after };
+        const at = firstChangedSecond(start / 1000, (start + HOUR_MS - 1000) / 1000, before, (sec) => this.rawOffset(sec * 1000));
+        e = { at: at * 1000, before, after };
       }
       if (this.hours.size > 100_000) this.hours.clear();
       this.hours.set(hour, e);
