@@ -161,6 +161,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       terminal: config.terminal,
       serverTz: config.serverTz?.name ?? null,
       ...(config.terminal === 'sim' ? { simServerTz: config.simServerTz?.name ?? 'UTC' } : {}),
+      ...(config.simClockStartMs !== undefined ? { simClock: new Date(config.simClockStartMs).toISOString() } : {}),
       mode: ro ? 'read-only' : 'full',
       ...(ro
         ? {

@@ -27,6 +27,11 @@ export interface Config {
    * like a broker's terminal; only with TRADEAPI_TERMINAL=sim.
    */
   readonly simServerTz: ServerZone | undefined;
+  /**
+   * TRADEAPI_SIM_CLOCK: the UTC instant (ms) the simulator's clock reads at start, running at wall
+   * speed from there (a busy Wednesday on a Saturday, say); undefined = the wall clock. Sim only.
+   */
+  readonly simClockStartMs: number | undefined;
   /** Forced adapter; undefined = uWS where it loads, else node:http. */
   readonly http: AdapterName | undefined;
   readonly host: string;
@@ -201,15 +206,20 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-export type TerminalSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz'>;
+export type TerminalSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs'>;
 
-/** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ), as `tradeapi export` reads them. */
+/** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ, TRADEAPI_SIM_CLOCK), as `tradeapi export` reads them. */
 export function loadTerminalSettings(env: Env): TerminalSettings {
   const terminal = parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET);
-  return { terminal, serverTz: parseServerTz('TRADEAPI_SERVER_TZ', env.TRADEAPI_SERVER_TZ), simServerTz: parseSimServerTz(env.TRADEAPI_SIM_SERVER_TZ, terminal) };
+  return {
+    terminal,
+    serverTz: parseServerTz('TRADEAPI_SERVER_TZ', env.TRADEAPI_SERVER_TZ),
+    simServerTz: parseSimServerTz(env.TRADEAPI_SIM_SERVER_TZ, terminal),
+    simClockStartMs: parseSimClock(env.TRADEAPI_SIM_CLOCK, terminal),
+  };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -480,6 +490,18 @@ function parseSimServerTz(raw: string | undefined, terminal: TerminalChoice): Se
     throw new ConfigError('TRADEAPI_SIM_SERVER_TZ sets the simulator\'s clock; with TRADEAPI_TERMINAL=tcp://… the broker sets it (describe it with TRADEAPI_SERVER_TZ instead)');
   }
   return zone;
+}
+
+/** TRADEAPI_SIM_CLOCK: an ISO 8601 instant with its zone (2026-11-25T14:00:00Z), from 2020 on. */
+function parseSimClock(raw: string | undefined, terminal: TerminalChoice): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(ms) || ms < Date.UTC(2020, 0, 2)) {
+    throw new ConfigError(`TRADEAPI_SIM_CLOCK must be an ISO 8601 instant with its zone, from 2020-01-02 on (e.g. 2026-11-25T14:00:00Z); got ${JSON.stringify(raw)}`);
+  }
+  if (terminal !== 'sim') throw new ConfigError('TRADEAPI_SIM_CLOCK sets the simulator\'s clock; a real terminal keeps its own');
+  return ms;
 }
 
 function parseAdapter(raw: string | undefined): AdapterName | undefined {

@@ -57,6 +57,7 @@ sim::SimConfig SimConfigFromJs(const Napi::Object& o) {
   Read(o, "serverUtcOffset", c.server_utc_offset_s);
   Read(o, "historyStart", c.history_start);
   Read(o, "nowMs", c.now_ms);
+  Read(o, "clockStartMs", c.clock_start_ms);
   Read(o, "maxBars", c.maxbars);
   Read(o, "commentMaxLength", c.comment_max_length);
   Read(o, "tradeAllowed", c.trade_allowed);

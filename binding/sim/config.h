@@ -31,6 +31,10 @@ struct SimConfig {
   std::vector<ZoneTransition> server_zone;   // ...or by these transitions (sorted; overrides the offset)
   int64_t history_start = 1577836800;        // 2020-01-01T00:00:00Z: nothing exists before it
   int64_t now_ms = 0;                        // 0 = wall clock; otherwise a frozen clock (tests)
+  // Not 0 (and now_ms 0): the clock reads this UTC instant, ms, when the terminal opens and runs
+  // at wall speed from there, so that a live market (ticks arriving in real time) can be had on any
+  // day and hour: tests that wait for ticks, demos on a weekend (TRADEAPI_SIM_CLOCK).
+  int64_t clock_start_ms = 0;
   std::map<std::string, FixedQuote> fixed_quotes;  // pin the live quote of symbols (tests, what-if)
   // Terminal.
   int64_t maxbars = 1000000;                 // "Max. bars in chart": requests of >= maxbars bars fail (-2)

@@ -95,7 +95,8 @@ double round_to(double v, double step) { return std::round(v / step) * step; }
 
 }  // namespace
 
-Market::Market(const SimConfig& config) : config_(config), symbols_(select_symbols(config)) {
+Market::Market(const SimConfig& config)
+    : config_(config), opened_(std::chrono::steady_clock::now()), symbols_(select_symbols(config)) {
   for (size_t i = 1; i < config_.server_zone.size(); ++i) {
     if (config_.server_zone[i].utc_s <= config_.server_zone[i - 1].utc_s) {
       throw TerminalError::invalid_params("config.server_zone: transitions must be in increasing time order");
@@ -118,8 +119,15 @@ Market::~Market() = default;
 
 int64_t Market::now_ms() const {
   if (config_.now_ms != 0) return config_.now_ms;
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  const int64_t utc_ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+  int64_t utc_ms = 0;
+  if (config_.clock_start_ms != 0) {
+    // Steady, not system time: a test clock must not jump when the machine's clock is set.
+    const auto running = std::chrono::steady_clock::now() - opened_;
+    utc_ms = config_.clock_start_ms + std::chrono::duration_cast<std::chrono::milliseconds>(running).count();
+  } else {
+    const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+    utc_ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+  }
   return utc_ms + clock_->offset_at_utc(floor_div(utc_ms, 1000)) * 1000;
 }
 

@@ -1,6 +1,7 @@
 // The simulated market: symbol catalogue, a deterministic price path per symbol that is a pure
 // function of (seed, symbol, time), ticks and bars derived from it, and depth around the live price.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -76,6 +77,7 @@ class Market {
 
  private:
   SimConfig config_;
+  std::chrono::steady_clock::time_point opened_;  // where a clock_start_ms clock starts running
   std::shared_ptr<const detail::ServerClock> clock_;  // server time <-> UTC (server_clock.h)
   std::vector<SymbolSpec> symbols_;
   std::unordered_map<std::string, size_t> index_;

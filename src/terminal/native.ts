@@ -85,6 +85,9 @@ export interface SimConfig {
   historyStart?: number;
   /** Frozen clock in ms (default: wall clock). */
   nowMs?: number;
+  /** A running clock: reads this UTC instant (ms) when the terminal opens and moves at wall speed
+   *  from there (TRADEAPI_SIM_CLOCK; tests that need a live market on any day). Ignored with nowMs. */
+  clockStartMs?: number;
   /** Pinned live quotes. */
   fixedQuotes?: Record<string, { bid: number; ask: number }>;
   /** MT5's "Max bars in chart": a copy_rates_* request of this many bars or more fails with -2
