@@ -6,6 +6,7 @@
 #
 #   sudo scripts/uws-chroot-test.sh                 # test/http and test/readonly, node and uws
 #   sudo scripts/uws-chroot-test.sh test/http/core.test.ts
+#   sudo TRADEAPI_TEST_ADAPTERS=uws scripts/uws-chroot-test.sh --reporter=tap test/http   # uWS only
 #   ROOT=/srv/trixie KEEP_MOUNTS=1 sudo scripts/uws-chroot-test.sh   # leave the mounts in place
 set -euo pipefail
 # Exit codes: 0 the suites passed, 1 a suite failed, 3 the root could not be set up here (no
@@ -54,10 +55,16 @@ mount_once "$ROOT/proc" -t proc proc
 mount_once "$ROOT/sys" -t sysfs sys
 mount_once "$ROOT/dev" --rbind /dev
 
-in_root() { chroot "$ROOT" /usr/bin/env HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin /bin/bash -c "cd '$REPO' && $1"; }
+# The test runner's choices travel in: which addon (the prebuild or a fresh build) and which adapters.
+ADDON=${TRADEAPI_ADDON:-$REPO/build/Release/tradeapi.node}
+in_root() {
+  chroot "$ROOT" /usr/bin/env HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin \
+    TRADEAPI_ADDON="$ADDON" ${TRADEAPI_TEST_ADAPTERS:+TRADEAPI_TEST_ADAPTERS="$TRADEAPI_TEST_ADAPTERS"} \
+    /bin/bash -c "cd '$REPO' && $1"
+}
 
 echo "== glibc in the root: $(chroot "$ROOT" ldd --version | head -1)"
-in_root "node -e \"require('uWebSockets.js'); require('./build/Release/tradeapi.node'); console.log('uWebSockets.js and the addon load')\""
+in_root "node -e \"require('uWebSockets.js'); require(process.env.TRADEAPI_ADDON); console.log('uWebSockets.js and the addon load')\""
 in_root "node --import=@tapjs/typescript/import -e \"import('./src/http/adapters.ts').then((m) => console.log('adapters:', m.availableAdapters().map((a) => a.name).join(', ')))\"" || true
 
 if [ $# -eq 0 ]; then set -- test/http test/readonly; fi

@@ -11,7 +11,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 
 import { freePort } from '../../bench/processes.js';
-import { root } from '../helpers/cli.js';
+import { cliCommand, root } from '../helpers/cli.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const STREAM = '/ticks/range?symbol=EURUSD&date_from=2024-01-02T00:00:00Z&date_to=2024-06-01T00:00:00Z&format=json';
@@ -24,7 +24,7 @@ interface Server {
 
 async function start(t: Test, stdout: 'pipe' | 'ignore' | number, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [...cliCommand(), 'serve', '--port', String(port)], {
     cwd: root,
     env: { ...process.env, TRADEAPI_HTTP: 'node', TRADEAPI_LOG_LEVEL: 'INFO', ...env },
     stdio: ['ignore', stdout, 'ignore'],

@@ -1,12 +1,17 @@
 // Runs the CLI as a child process, as a user would, and collects its exit code and output.
-// By default it runs the TypeScript sources (test/helpers/run-cli.ts under tap's loader), so the
-// tests need no build; `compiled: true` runs bin/tradeapi.js (the dist/ build) instead.
+// By default it runs the compiled CLI when dist/ is fresh (the test command builds it first; a
+// node process starts in a fraction of the loader's time) and the TypeScript sources otherwise
+// (test/helpers/run-cli.ts under tap's loader), so the tests need no build; `compiled: true`
+// always runs bin/tradeapi.js (the dist/ build).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** tap's TypeScript loader by its absolute URL: a bare specifier would resolve from the child's cwd (a temp dir, say). */
+const TS_LOADER = `--import=${import.meta.resolve('@tapjs/typescript/import')}`;
 
 export interface Run {
   code: number | null;
@@ -15,7 +20,7 @@ export interface Run {
 }
 
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { compiled?: boolean } = {}): Promise<Run> {
-  const entry = options.compiled ? ['bin/tradeapi.js'] : ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts'];
+  const entry = options.compiled ? ['bin/tradeapi.js'] : cliCommand();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...entry, ...args], { cwd: root, env });
     let stdout = '';
@@ -42,5 +47,5 @@ export function cliCommand(): string[] {
       return e.isDirectory() ? newestSource(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0;
     }));
   if (existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource(path.join(root, 'src'))) return [path.join(root, 'bin/tradeapi.js')];
-  return ['--import=@tapjs/typescript/import', path.join(root, 'test/helpers/run-cli.ts')];
+  return [TS_LOADER, path.join(root, 'test/helpers/run-cli.ts')];
 }

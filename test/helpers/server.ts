@@ -72,9 +72,25 @@ async function listen(t: Test, adapter: HttpAdapter, terminal: Terminal, config:
   };
 }
 
-/** Runs `fn` as one subtest per adapter available here (uWS is skipped where it does not load). */
+/**
+ * The adapters the suites run against: every one that loads here, or those TRADEAPI_TEST_ADAPTERS
+ * names (`node`, `uws`, comma-separated): the test command runs each HTTP suite once per adapter
+ * stage, not every adapter in every stage. Naming one that does not load is an error, not a skip.
+ */
+export function testAdapters(): HttpAdapter[] {
+  const loaded = availableAdapters();
+  const wanted = process.env.TRADEAPI_TEST_ADAPTERS?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (wanted === undefined || wanted.length === 0) return loaded;
+  return wanted.map((name) => {
+    const adapter = loaded.find((a) => a.name === name);
+    if (adapter === undefined) throw new Error(`TRADEAPI_TEST_ADAPTERS names ${name}, which does not load here (loaded: ${loaded.map((a) => a.name).join(', ')})`);
+    return adapter;
+  });
+}
+
+/** Runs `fn` as one subtest per test adapter (uWS is skipped where it does not load). */
 export async function forEachAdapter(t: Test, fn: (t: Test, adapter: HttpAdapter) => Promise<void>): Promise<void> {
-  for (const adapter of availableAdapters()) {
+  for (const adapter of testAdapters()) {
     await t.test(`adapter ${adapter.name}`, (tt) => fn(tt, adapter));
   }
 }

@@ -22,7 +22,7 @@ import t from 'tap';
 import { freePort, ServerProcess } from '../../bench/processes.js';
 import { ArrowSink, pull, toEpochMs } from '../../bench/pull.js';
 import { cpuSeconds, readRss, RssProbe } from '../../bench/rss-probe.js';
-import { availableAdapters } from '../../src/http/adapters.js';
+import { testAdapters } from '../helpers/server.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 import { cliCommand } from '../helpers/cli.js';
 
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   })();
   t.ok(expected.rows > 20_000_000, `the big range holds ${expected.rows} ticks (> 20 M)`);
 
-  for (const adapter of availableAdapters()) {
+  for (const adapter of testAdapters()) {
     await t.test(`adapter ${adapter.name}`, async (t) => {
       const cli = cliCommand();
       t.comment(`server: node ${cli.join(' ')} (TRADEAPI_HTTP=${adapter.name})`);

@@ -6,7 +6,7 @@ import t from 'tap';
 
 import { ConfigError, loadConfig, normalizePrefix } from '../../src/config.js';
 import { loadUws } from '../../src/http/uws-adapter.js';
-import { root, runCli as run, type Run } from '../helpers/cli.js';
+import { cliCommand, root, runCli as run, type Run } from '../helpers/cli.js';
 
 
 t.test('defaults and normalisation', async (t) => {
@@ -102,7 +102,7 @@ t.test('--help', async (t) => {
 });
 
 t.test('serve starts, logs the adapter, and stops cleanly on SIGTERM', async (t) => {
-  const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [...cliCommand(), 'serve', '--port', '0'], {
     cwd: root,
     env: { ...process.env, TRADEAPI_SECRET_KEY: 'never-logged-key', TRADEAPI_HTTP: 'node' },
   });

@@ -7,7 +7,7 @@ import net from 'node:net';
 import t from 'tap';
 
 import { ConfigError, ignoredInReadOnly, loadConfig, parseCorsOrigins } from '../../src/config.js';
-import { root, runCli as run, type Run } from '../helpers/cli.js';
+import { cliCommand, root, runCli as run, type Run } from '../helpers/cli.js';
 
 const ro = (env: Record<string, string>) => loadConfig({ TRADE_API_KEY: 'k', ...env }, { readOnly: true });
 
@@ -131,7 +131,7 @@ t.test('serve --read-only refuses to start without a key or with a bad value', a
 });
 
 t.test('serve --read-only starts with its own variables, warns, and stops on SIGTERM', async (t) => {
-  const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'test/helpers/run-cli.ts', 'serve', '--read-only', '--port', '0'], {
+  const child = spawn(process.execPath, [...cliCommand(), 'serve', '--read-only', '--port', '0'], {
     cwd: root,
     env: cleanEnv({
       TRADE_API_KEY: 'never-logged-ro-key',
