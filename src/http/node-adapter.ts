@@ -23,6 +23,7 @@ import {
 } from './adapter.js';
 import { startNativeAccept } from './native-accept.js';
 import { Connections, serialize, type ParserError } from './node-connections.js';
+import { afterEarlierResponses, serveAsPlainRequest } from './node-upgrade.js';
 import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
 
 class NodeRequest implements HttpRequest {
@@ -303,41 +304,41 @@ function wantsWebSocket(req: http.IncomingMessage): boolean {
   return req.method === 'GET' && (req.headers.upgrade ?? '').split(',').some((p) => p.trim().toLowerCase() === 'websocket');
 }
 
+/** For the sockets node hands over without its own 'error' listener: an error there is a client gone (the socket is destroyed with it). */
+const ignoreError = (): void => undefined;
+
 /**
  * node sends every request with Upgrade/Connection: upgrade to 'upgrade' once anyone listens for it.
  * A WebSocket request at the endpoint's path goes to the handler with an upgradable response;
- * anything else is served as the ordinary request it would have been without this listener (on a
- * response made here, the connection closing after it).
+ * anything else goes back to node's parser and is served as the ordinary request it is, body
+ * included (node-upgrade.ts). Either only once the connection has written its earlier responses.
  */
 function listenForUpgrades(
   server: http.Server,
   ws: WebSocketOptions,
   handler: RequestHandler,
-  onRequest: (req: http.IncomingMessage, res: http.ServerResponse) => void,
   connections: Connections,
+  regiven: Set<Socket>,
 ): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: ws.maxPayloadBytes, perMessageDeflate: false, clientTracking: false });
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (connections.isRejected(req.socket)) return;
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    if (path !== ws.path || !wantsWebSocket(req)) {
-      if (head.length > 0) socket.unshift(head);
-      const res = new http.ServerResponse(req);
-      res.shouldKeepAlive = false;
-      res.assignSocket(req.socket);
-      res.once('finish', () => {
-        res.detachSocket(req.socket);
-        socket.end();
+  server.on('upgrade', (req: http.IncomingMessage, duplex: Duplex, head: Buffer) => {
+    // First: node took its own listener off, and an unhandled 'error' (a reset) ends the process.
+    duplex.on('error', ignoreError);
+    const socket = duplex as Socket;
+    if (connections.isRejected(socket)) return;
+    afterEarlierResponses(socket, () => {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q < 0 ? url : url.slice(0, q);
+      if (path !== ws.path || !wantsWebSocket(req)) {
+        serveAsPlainRequest(server, req, socket, head, regiven);
+        return;
+      }
+      const response = new NodeUpgradeResponse(req, socket, head, wss);
+      handler(new NodeRequest(req), response).catch(() => {
+        if (!response.headersSent) response.send(500, {}, new Uint8Array(0));
+        else response.abort();
       });
-      onRequest(req, res);
-      return;
-    }
-    const response = new NodeUpgradeResponse(req, socket, head, wss);
-    handler(new NodeRequest(req), response).catch(() => {
-      if (!response.headersSent) response.send(500, {}, new Uint8Array(0));
-      else response.abort();
     });
   });
 }
@@ -392,16 +393,22 @@ export const nodeAdapter: HttpAdapter = {
       },
       onRequest,
     );
-    if (options.websocket) listenForUpgrades(server, options.websocket, handler, onRequest, connections);
+    // Sockets given back to node after an upgrade it handed over (node-upgrade.ts): no new connection.
+    const regiven = new Set<Socket>();
+    if (options.websocket) listenForUpgrades(server, options.websocket, handler, connections, regiven);
     // Beyond our cap (answered 503), node's own stops even that at a margin: a flood of
     // connections must not cost unbounded sockets just to be refused.
     server.maxConnections = options.maxConnections + Math.max(64, Math.ceil(options.maxConnections / 10));
     // First, before node's own listener sets up a parser on the socket.
-    server.prependListener('connection', (socket: Socket) => connections.accept(socket));
+    server.prependListener('connection', (socket: Socket) => {
+      if (!regiven.delete(socket)) connections.accept(socket);
+    });
     // Malformed or timed-out requests never reach the handler: answered after what the connection owes.
     server.on('clientError', (err: ParserError, socket: Socket) => connections.clientError(err, socket));
     // node hands CONNECT over as a tunnel request (and drops the socket when nobody listens).
     server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+      // node took its own 'error' listener off this socket, as for 'upgrade'.
+      socket.on('error', ignoreError);
       connections.refuse(socket, connectNotAllowed(options.methods), 'CONNECT');
     });
     return new Promise((resolve, reject) => {
