@@ -26,7 +26,7 @@ export interface ExportRequest {
   flags?: number | undefined;
   format: Format;
   compression?: ParquetCompression | undefined;
-  /** The file asked for, absolute. */
+  /** The file asked for, absolute, or `-` for stdout (output-target.ts: what each kind of file gets). */
   output: string;
 }
 
@@ -39,7 +39,8 @@ export const EXPORT_USAGE = `Usage:
   tradeapi export ticks SYMBOL --from DATE --to DATE [--flags COPY_TICKS_ALL] -o FILE
   tradeapi export rates SYMBOL --from DATE --to DATE --timeframe TIMEFRAME_M1 -o FILE
 
-  -o, --output FILE       FILE.parquet, FILE.arrow or FILE.json (the format follows the extension)
+  -o, --output FILE       FILE.parquet, FILE.arrow or FILE.json (the format follows the extension);
+                          - (stdout), a FIFO or a device is written straight into (give --format)
   --from, --to DATE       ISO 8601 UTC ending in Z, e.g. 2024-01-09T00:00:00Z (both inclusive)
   --timeframe TF          rates: TIMEFRAME_* name or its integer
   --flags F               ticks: COPY_TICKS_ALL (default), COPY_TICKS_INFO, COPY_TICKS_TRADE or the integer
@@ -47,7 +48,8 @@ export const EXPORT_USAGE = `Usage:
   --compression C         Parquet codec: zstd (default), lz4, snappy, none
 
 The terminal is the server's: TRADEAPI_TERMINAL (sim or tcp://HOST:PORT), TRADEAPI_BRIDGE_SECRET,
-TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ. The file appears only once complete (written to FILE.tmp-PID, then renamed).
+TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ. The file appears only once complete (written to FILE.tmp-PID, then renamed
+over FILE, keeping FILE's mode; a symbolic link is followed to its target).
 `;
 
 const EXTENSIONS: Readonly<Record<string, Format>> = { '.parquet': 'parquet', '.pq': 'parquet', '.arrow': 'arrow', '.arrows': 'arrow', '.json': 'json' };
@@ -113,6 +115,8 @@ export function parseExportArgs(args: readonly string[], cwd = process.cwd()): E
   if (values.format !== undefined) {
     if (!(FORMATS as readonly string[]).includes(values.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}; got ${JSON.stringify(values.format)}`);
     format = values.format as Format;
+  } else if (values.output === '-') {
+    throw new UsageError('-o - (stdout) needs --format parquet, arrow or json');
   } else {
     const ext = path.extname(values.output).toLowerCase();
     const byExt = Object.hasOwn(EXTENSIONS, ext) ? EXTENSIONS[ext] : undefined;
@@ -147,7 +151,7 @@ export function parseExportArgs(args: readonly string[], cwd = process.cwd()): E
     flags: query.flags as number | undefined,
     format,
     compression: query.compression as ParquetCompression | undefined,
-    output: path.resolve(cwd, values.output),
+    output: values.output === '-' ? '-' : path.resolve(cwd, values.output),
   };
 }
 

@@ -2,8 +2,9 @@
 // simulator or a bridge, as the server would use) straight into a file through the encoders of the
 // HTTP routes, chunk by chunk (memory stays at about one chunk), with a progress line on a TTY and
 // an atomic write (atomic-file.ts). Exit status: 0 written, 1 failed, 2 bad arguments (an unknown
-// symbol, a range the terminal refuses), 130/143 interrupted by SIGINT/SIGTERM; FILE exists only
-// after 0.
+// symbol, a range the terminal refuses, an -o it will not write), 130/143 interrupted by
+// SIGINT/SIGTERM; a regular FILE exists (or changes) only after 0. What -o may name, and what
+// each kind gets (stdout, a FIFO or a device is written straight into): output-target.ts.
 import { ConfigError, loadTerminalSettings, type Env } from '../config.js';
 import { encodeSeries } from '../encode/index.js';
 import { toProblem } from '../http/errors-map.js';
@@ -14,7 +15,9 @@ import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { EXPORT_USAGE, inOptionWords, parseExportArgs, ROUTES, UsageError, type ExportRequest } from './args.js';
 import { AtomicFile } from './atomic-file.js';
+import { resolveOutput, type ExportSink, type OutputTarget } from './output-target.js';
 import { Progress, type ProgressStream } from './progress.js';
+import { StreamOutput, type OutputStream } from './stream-output.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -24,7 +27,8 @@ const INTERRUPT_GRACE_MS = 3_000;
 
 export interface ExportIo {
   env: Env;
-  stdout: ProgressStream;
+  /** --help, and the export itself with -o -. */
+  stdout: ProgressStream & OutputStream;
   stderr: ProgressStream;
 }
 
@@ -80,6 +84,7 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
   const say = (message: string): void => void io.stderr.write(`tradeapi export: ${message}\n`);
   let request: ExportRequest | undefined;
   let settings;
+  let target: OutputTarget;
   try {
     request = parseExportArgs(args);
     if (request === undefined) {
@@ -87,11 +92,17 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
       return EXIT_OK;
     }
     settings = loadTerminalSettings(io.env);
+    target = await resolveOutput(request.output);
   } catch (e) {
-    if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
-    say(`${e.message}; see tradeapi export --help`);
-    return EXIT_USAGE;
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      say(`${e.message}; see tradeapi export --help`);
+      return EXIT_USAGE;
+    }
+    const code = fileError(e, say);
+    if (code !== undefined) return code;
+    throw e;
   }
+  const binary = request.format !== 'json';
 
   // Loaded only now: bad arguments are reported without loading the addon.
   const { openConfiguredTerminal } = await import('../terminal/index.js');
@@ -99,7 +110,7 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
   const raw = openConfiguredTerminal(settings);
   const terminal = settings.serverTz ? withServerTime(raw, settings.serverTz) : raw;
 
-  let file: AtomicFile | undefined;
+  let file: ExportSink | undefined;
   let interrupted: Interrupted | undefined;
   let fallback: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -122,7 +133,9 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
   process.on('SIGTERM', onSignal);
 
   const label = `${request.symbol} ${request.what}`;
-  const progress = new Progress(io.stderr, label, request);
+  // JSON to stdout on the terminal that would also show the progress line: no line in the data.
+  const progressTo: ProgressStream = target.kind === 'stdout' && io.stdout.isTTY ? { isTTY: false, write: () => true } : io.stderr;
+  const progress = new Progress(progressTo, label, request);
   let series: { readonly rows: number; readonly lastMs: number | undefined; close(): void } | undefined;
   const counting = <C extends TickChunk | RateChunk>(inner: Series<C>): CountingSeries<C> => {
     const c = new CountingSeries(inner, () => progress.update(c.rows, file?.bytes ?? 0, c.lastMs));
@@ -132,7 +145,12 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
     return c;
   };
   try {
-    // The series first: an unknown symbol or a refused range creates no file at all.
+    // A stream first, as a shell redirection opens it: on any failure its reader then sees the end
+    // of the stream instead of waiting for ever for a writer.
+    if (target.kind === 'stdout') file = StreamOutput.stdout(io.stdout, binary);
+    else if (target.kind === 'stream') file = await StreamOutput.open(target.path, target.what, binary);
+    if (interrupted) throw interrupted;
+    // The series before a file: an unknown symbol or a refused range creates no file at all.
     const opened = await openSeries(terminal, request);
     const options = request.compression ? { compression: request.compression } : {};
     const encoded =
@@ -140,12 +158,13 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
         ? encodeSeries(request.format, 'ticks', counting(opened.series), options)
         : encodeSeries(request.format, 'rates', counting(opened.series), options);
     if (interrupted) throw interrupted;
-    file = await AtomicFile.create(request.output);
+    if (target.kind === 'file') file = await AtomicFile.create(target.path, target.existing);
+    if (!file) throw new Error('no output was opened');
     if (interrupted) file.interrupt(interrupted);
     await encoded.writeTo(file);
     if (interrupted) throw interrupted;
     await file.commit();
-    progress.done(series?.rows ?? 0, file.bytes, request.output);
+    progress.done(series?.rows ?? 0, file.bytes, target.kind === 'stdout' ? 'stdout' : request.output);
     return EXIT_OK;
   } catch (e) {
     progress.clear();
@@ -187,11 +206,25 @@ function report(e: unknown, request: ExportRequest, say: (m: string) => void): n
     say(inOptionWords(problem.detail));
     return status >= 400 && status < 500 ? EXIT_USAGE : EXIT_FAILED;
   }
-  const err = e as NodeJS.ErrnoException;
-  if (typeof err?.code === 'string' && ['ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES', 'EROFS'].includes(err.code)) {
+  // An -o refused once opened (Parquet to a terminal, a FIFO replaced meanwhile).
+  if (e instanceof UsageError) {
+    say(e.message);
+    return EXIT_USAGE;
+  }
+  return fileError(e, say) ?? (say(`export failed: ${e instanceof Error ? e.message : String(e)}`), EXIT_FAILED);
+}
+
+/** An error of the output file that is the caller's to fix (exit 2) or a reader gone (exit 1); else undefined. */
+function fileError(e: unknown, say: (m: string) => void): number | undefined {
+  const err = e as NodeJS.ErrnoException | undefined;
+  if (typeof err?.code !== 'string') return undefined;
+  if (['ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM', 'EROFS', 'ENXIO'].includes(err.code)) {
     say(`cannot write the output file: ${err.message}`);
     return EXIT_USAGE;
   }
-  say(`export failed: ${e instanceof Error ? e.message : String(e)}`);
-  return EXIT_FAILED;
+  if (err.code === 'EPIPE') {
+    say('export failed: the reader of the output closed it before the end (EPIPE)');
+    return EXIT_FAILED;
+  }
+  return undefined;
 }
