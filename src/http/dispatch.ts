@@ -234,11 +234,13 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             queueBytes,
             sendTimeoutMs,
             readOnly: services.config.readOnly !== undefined,
-            authBy: authByMessage ? keyCheck : undefined,
+            keyCheck,
+            authenticatedByHeader: !authByMessage,
             authTimeoutMs: services.config.events.authTimeoutMs,
             instance: req.path,
             // Live ticks held during a `since` catch-up: as for GET /events, what the queue would take.
             catchup: { catchupMs, catchupTicks, pendingTicks: Math.max(1_000, Math.floor(queueBytes / 64)) },
+            onUnexpectedError: (err) => logger.error({ id, err }, 'unexpected error in a websocket message'),
           });
           res.onAborted(() => session.abandon());
           services.events.trackSocket(session);

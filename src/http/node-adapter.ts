@@ -25,6 +25,7 @@ import { startNativeAccept } from './native-accept.js';
 import { Connections, serialize, type ParserError } from './node-connections.js';
 import { afterEarlierResponses, serveAsPlainRequest } from './node-upgrade.js';
 import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
+import { selectSubprotocol } from './ws-subprotocol.js';
 
 class NodeRequest implements HttpRequest {
   readonly method: string;
@@ -320,7 +321,14 @@ function listenForUpgrades(
   connections: Connections,
   regiven: Set<Socket>,
 ): void {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: ws.maxPayloadBytes, perMessageDeflate: false, clientTracking: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: ws.maxPayloadBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    // Only a subprotocol we define (none): `ws` would otherwise echo the first one offered.
+    handleProtocols: (offered) => selectSubprotocol(offered) ?? false,
+  });
   server.on('upgrade', (req: http.IncomingMessage, duplex: Duplex, head: Buffer) => {
     // First: node took its own listener off, and an unhandled 'error' (a reset) ends the process.
     duplex.on('error', ignoreError);

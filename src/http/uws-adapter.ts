@@ -31,6 +31,7 @@ import {
   type WebSocketOptions,
 } from './adapter.js';
 import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
+import { offeredSubprotocols, selectSubprotocol } from './ws-subprotocol.js';
 
 // The few members of the library used here (its own .d.ts is only present where it installs).
 interface UwsRequest {
@@ -452,7 +453,8 @@ function webSocketBehavior(
       const r = onRequest(req, res);
       const handshake = {
         key: r.headers.get('sec-websocket-key') ?? '',
-        protocol: r.headers.get('sec-websocket-protocol') ?? '',
+        // uWS answers with the first name of what it is given ('': no Sec-WebSocket-Protocol at all).
+        protocol: selectSubprotocol(offeredSubprotocols(r.headers.get('sec-websocket-protocol') ?? '')) ?? '',
         extensions: r.headers.get('sec-websocket-extensions') ?? '',
         context,
       };

@@ -48,7 +48,8 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
   const m = value as Record<string, unknown>;
   const id = messageId(m.id);
   const op = m.op;
-  if (typeof op !== 'string' || !(op in MEMBERS)) {
+  // Own members only: `in` would take "constructor", "__proto__"… (inherited by every object) for ops.
+  if (typeof op !== 'string' || !Object.hasOwn(MEMBERS, op)) {
     throw withId(validationError(`member "op" must be one of ${Object.keys(MEMBERS).join(', ')}; received ${preview(op)}`), id);
   }
   try {

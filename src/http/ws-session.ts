@@ -45,13 +45,17 @@ export interface WsSessionOptions {
   sendTimeoutMs: number;
   /** Book events need a depth subscription, which read-only mode does not offer. */
   readOnly: boolean;
-  /** Set when the server requires a key and the upgrade carried none: the first message must be {"op":"auth"}. */
-  authBy: KeyCheck | undefined;
+  /** The server's key check; undefined: the server asks for no key (an auth message is told so). */
+  keyCheck: KeyCheck | undefined;
+  /** The upgrade carried a valid X-API-Key. Without it (and with a key check) the first message must be {"op":"auth"}. */
+  authenticatedByHeader: boolean;
   authTimeoutMs: number;
   /** The endpoint's path: the `instance` of every problem. */
   instance: string;
   /** Bounds of a subscribe's `since` catch-up (TRADEAPI_EVENTS_CATCHUP_*), and live ticks held meanwhile. */
   catchup: CatchUpLimits & { pendingTicks: number };
+  /** A message failed for a reason that is no problem of the client's (a bug): for the log, since the client only hears "internal". */
+  onUnexpectedError: (err: unknown) => void;
 }
 
 export type WsCloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'unauthorized' | 'policy';
@@ -125,7 +129,7 @@ export class WsSession {
     private readonly terminal: Terminal,
     private readonly options: WsSessionOptions,
   ) {
-    this.authenticated = options.authBy === undefined;
+    this.authenticated = options.keyCheck === undefined || options.authenticatedByHeader;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
   }
 
@@ -176,16 +180,15 @@ export class WsSession {
     }
     if (!this.authenticated) {
       if (msg.op !== 'auth') this.refuse(msg.id, 'authenticate first: the first message must be {"op":"auth","key":…}');
-      else if (!(this.options.authBy as KeyCheck)(msg.key)) this.refuse(msg.id, 'the key is not valid');
-      else {
+      else if (this.checkKey(msg)) {
         this.authenticated = true;
         this.clearTimer(this.authTimer);
-        this.reply({ event: 'authenticated' }, msg.id);
       }
       return;
     }
     if (msg.op === 'auth') {
-      this.reply({ event: 'authenticated' }, msg.id); // by the upgrade's X-API-Key already
+      // Authenticated by the upgrade's X-API-Key (or no key asked): the key is checked all the same.
+      this.checkKey(msg);
       return;
     }
     if (this.pendingOps >= MAX_PENDING_OPS) {
@@ -197,6 +200,25 @@ export class WsSession {
       .then(() => this.perform(msg))
       .catch((e: unknown) => this.fail(e instanceof ProblemError && !(e instanceof MessageProblem) && msg.id !== undefined ? new MessageProblem(e, msg.id) : e))
       .finally(() => this.pendingOps--);
+  }
+
+  /**
+   * Answers an auth message truthfully: `authenticated` for the right key only; a wrong key is
+   * refused (whether or not the upgrade's header was right: a client must not believe a wrong key
+   * works); a server that asks for no key says so. Never echoes the key. True: the key is right.
+   */
+  private checkKey(msg: Extract<ClientMessage, { op: 'auth' }>): boolean {
+    const keyCheck = this.options.keyCheck;
+    if (keyCheck === undefined) {
+      this.reply({ event: 'no-key-needed', detail: 'this server asks for no key (TRADEAPI_SECRET_KEY is unset): the key was not checked' }, msg.id);
+      return false;
+    }
+    if (!keyCheck(msg.key)) {
+      this.refuse(msg.id, 'the key is not valid');
+      return false;
+    }
+    this.reply({ event: 'authenticated' }, msg.id);
+    return true;
   }
 
   private async perform(msg: ClientMessage): Promise<void> {
@@ -493,6 +515,7 @@ export class WsSession {
   private fail(e: unknown): void {
     if (this.done) return;
     const known = toProblem(e, undefined);
+    if (!known) this.options.onUnexpectedError(e);
     const p = known ?? new ProblemError('internal', 'an unexpected error occurred');
     this.reply({ event: 'error', problem: this.problemOf(p.kind, p.detail) }, e instanceof MessageProblem ? e.id : undefined);
     if (p.kind === 'validation' || p.kind === 'symbolNotFound') {
