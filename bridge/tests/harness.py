@@ -108,7 +108,8 @@ class Bridge(object):
         self.lines = []
         self.events = []
         self._cond = threading.Condition()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._pumping = threading.Thread(target=self._pump, daemon=True)
+        self._pumping.start()
         try:
             self.port = self.wait_event("listening", timeout=15)["port"]
         except BaseException:
@@ -156,6 +157,9 @@ class Bridge(object):
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(10)
+        # The pump reads stderr to its EOF (the process is gone): closing the pipe under it would
+        # raise in that thread.
+        self._pumping.join(5)
         for f in (self.proc.stdin, self.proc.stderr):
             try:
                 f.close()

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The bridge's checks: a venv with the pinned numpy and vermin, vermin --target=3.9 on the package,
 # its tests and the MetaTrader5 stand-in, then every unittest suite in bridge/tests (test_units,
-# test_bridge: real bridge processes over the stand-in, test_stand_in). Prints "N passed, N failed";
-# exits non-zero on any failure.
+# test_bridge and test_admission: real bridge processes over the stand-in, test_stand_in). Prints
+# "N passed, N failed"; exits non-zero on any failure.
 #
 # PYTHON=/path/to/python3.9 sh bridge/tests/run.sh runs it all on that interpreter, in its own venv
 # (build/bridge-venv-<major.minor>); by default python3 and build/bridge-venv.

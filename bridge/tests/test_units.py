@@ -1,12 +1,15 @@
 """Unit tests: frames, proofs, argument checks, and the windowed paging against adversarial
 package replies (rows before date_from, partial replies, equal time_msc on window edges)."""
 import socket
+import threading
+import time
+import tracemalloc
 import unittest
 
 import numpy as np
 
 import harness  # noqa: F401  (puts bridge/ on sys.path)
-from tradeapi_bridge import auth, errors, frames, ops, series
+from tradeapi_bridge import admission, auth, errors, frames, ops, series
 from tradeapi_bridge.args import validate
 from tradeapi_bridge.group import group_match
 
@@ -53,10 +56,94 @@ class Frames(unittest.TestCase):
         with self.assertRaisesRegex(frames.ProtocolError, "inside a frame"):
             frames.read_frame(b)
 
+    def test_payload_memory_grows_with_the_bytes_that_arrive(self):
+        # A header may declare 16 MiB and send 1 000 bytes: what is held is what came, not what
+        # was declared (issue 22 item 9).
+        a, b = self.pair()
+        a.sendall(frames.HEADER.pack(b"TB", 1, frames.REQUEST, 0, 0, 1, frames.MAX_PAYLOAD) + b"x" * 1000)
+        a.shutdown(socket.SHUT_WR)
+        tracemalloc.start()
+        try:
+            with self.assertRaisesRegex(frames.ProtocolError, "inside a frame"):
+                frames.read_frame(b)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        self.assertLess(peak, 2 << 20, "%d bytes allocated for 1 016 received" % peak)
+
+    def test_large_payloads_arrive_whole(self):
+        a, b = self.pair()
+        payload = bytes(range(256)) * (5 << 12)  # 5 MiB: several receive steps
+        t = threading.Thread(target=frames.send_frame, args=(a, frames.PING, 3, payload))
+        t.start()
+        f = frames.read_frame(b)
+        t.join()
+        self.assertEqual((f.type, f.request_id, f.payload), (frames.PING, 3, payload))
+        self.assertIsInstance(f.payload, bytes)
+
+    def test_a_deadline_bounds_the_whole_frame_not_each_read(self):
+        a, b = self.pair()
+        head = frames.header(frames.AUTH, 0, 10)
+        stop = []
+
+        def trickle():
+            for i in range(len(head)):
+                if stop:
+                    return
+                try:
+                    a.sendall(head[i:i + 1])
+                except OSError:
+                    return
+                time.sleep(0.05)
+        t = threading.Thread(target=trickle)
+        t.start()
+        self.addCleanup(t.join)
+        self.addCleanup(stop.append, True)
+        t0 = time.monotonic()
+        with self.assertRaises(socket.timeout):
+            frames.read_frame(b, deadline=t0 + 0.3)
+        self.assertLess(time.monotonic() - t0, 0.6)
+
     def test_json_payload_must_be_an_object(self):
         for payload in (b"\xff", b"[1]", b"{nope"):
             with self.assertRaises(frames.ProtocolError):
                 frames.decode_json(frames.Frame(frames.REQUEST, 1, payload))
+
+
+class Admission(unittest.TestCase):
+    """admission.py: handshaking and authenticated connections counted apart; a full handshake
+    pool makes room by closing its oldest member."""
+
+    def pair(self):
+        a, b = socket.socketpair()
+        self.addCleanup(a.close)
+        self.addCleanup(b.close)
+        return a, b
+
+    def test_the_oldest_handshake_makes_room_and_learns_it_at_once(self):
+        pool = admission.Admission(max_authenticated=1, max_unauthenticated=2)
+        (s1, _), (s2, _), (s3, _) = self.pair(), self.pair(), self.pair()
+        t1, gone = pool.admit(s1, "one")
+        self.assertIsNone(gone)
+        t2, gone = pool.admit(s2, "two")
+        self.assertIsNone(gone)
+        t3, gone = pool.admit(s3, "three")
+        self.assertIs(gone, t1)
+        self.assertTrue(t1.evicted.is_set())
+        s1.settimeout(1)
+        self.assertEqual(s1.recv(1), b"")  # its thread's recv() wakes with EOF
+        self.assertEqual(t1.promote(), admission.EVICTED)
+        self.assertEqual(pool.counts(), (0, 2))
+        self.assertEqual(t3.promote(), admission.PROMOTED)
+        self.assertEqual(t2.promote(), admission.FULL)  # --max-connections 1, taken
+        self.assertEqual(pool.counts(), (1, 1))
+        # an authenticated connection is never displaced by new handshakes
+        for _ in range(3):
+            pool.admit(self.pair()[0], "more")
+        self.assertFalse(t3.evicted.is_set())
+        t3.release()
+        t1.release()  # an evicted ticket's release counts nothing twice
+        self.assertEqual(pool.counts(), (0, 2))
 
 
 class Proofs(unittest.TestCase):

@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     settings = Settings(cfg.secret, cfg.max_payload, cfg.chunk_bytes, cfg.window_rows, cfg.window_bars,
                         cfg.handshake_timeout, cfg.auth_fail_delay, cfg.credit_timeout)
     try:
-        serve(cfg.host, cfg.port, session, settings, cfg.max_connections)
+        serve(cfg.host, cfg.port, session, settings, cfg.max_connections, cfg.max_unauthenticated)
     except OSError as e:
         sys.stderr.write("tradeapi-bridge: cannot listen on %s:%d: %s\n" % (cfg.host, cfg.port, e))
         return 1

@@ -24,6 +24,7 @@ class Config(object):
         self.chunk_bytes = 1 << 20
         self.max_payload = MAX_PAYLOAD
         self.max_connections = 64
+        self.max_unauthenticated = 16
         self.queue_limit = 32
         self.probe_interval = 5.0
         self.backoff_min = 0.5
@@ -42,7 +43,8 @@ class Config(object):
             shown["password"] = "<set>"
         return {"listen": "%s:%d" % (self.host, self.port), "initialize": shown,
                 "call_timeout": self.call_timeout, "window_rows": self.window_rows, "window_bars": self.window_bars,
-                "chunk_bytes": self.chunk_bytes}
+                "chunk_bytes": self.chunk_bytes, "max_connections": self.max_connections,
+                "max_unauthenticated": self.max_unauthenticated, "handshake_timeout": self.handshake_timeout}
 
 
 def _positive(kind):
@@ -73,7 +75,14 @@ def parser():
                    help="bars per terminal call when paging copy_rates_range (lowered to the terminal's maxbars - 1 when larger)")
     p.add_argument("--chunk-bytes", type=_positive(int), default=1 << 20, metavar="B",
                    help="largest SERIES_CHUNK payload (whole rows)")
-    p.add_argument("--max-connections", type=_positive(int), default=64)
+    p.add_argument("--max-connections", type=_positive(int), default=64, metavar="N",
+                   help="authenticated connections served at once; one more is refused after its handshake")
+    # Apart from --max-connections so that peers without the secret cannot keep the gateway out
+    # (admission.py): when all are taken, a new connection displaces the oldest handshake.
+    p.add_argument("--max-unauthenticated", type=_positive(int), default=16, metavar="N",
+                   help="connections that may be handshaking at once (default 16); a new one closes the oldest")
+    p.add_argument("--handshake-timeout", type=_positive(float), default=10.0, metavar="S",
+                   help="seconds a new connection has to complete the handshake (default 10)")
     p.add_argument("--queue-limit", type=_positive(int), default=32,
                    help="terminal calls that may wait for the worker before new ones are refused")
     p.add_argument("--probe-interval", type=_positive(float), default=5.0, metavar="S",
@@ -126,6 +135,8 @@ def load(argv, environ=None) -> Config:
     if c.chunk_bytes > c.max_payload:
         raise ConfigError("--chunk-bytes may not exceed the %d-byte frame limit" % c.max_payload)
     c.max_connections = ns.max_connections
+    c.max_unauthenticated = ns.max_unauthenticated
+    c.handshake_timeout = ns.handshake_timeout
     c.queue_limit = ns.queue_limit
     c.probe_interval = ns.probe_interval
     c.backoff_min, c.backoff_max = ns.reconnect_min, max(ns.reconnect_min, ns.reconnect_max)

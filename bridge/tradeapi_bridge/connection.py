@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from . import PROTOCOL_VERSION, __version__, auth, errors, frames, log, ops
+from . import PROTOCOL_VERSION, __version__, admission, auth, errors, frames, log, ops
 from .frames import ProtocolError
 
 
@@ -41,25 +41,31 @@ def dtype_description(dtype) -> dict:
 
 
 class Connection(object):
-    def __init__(self, sock: socket.socket, peer, session, settings: Settings):
+    def __init__(self, sock: socket.socket, peer, session, settings: Settings, ticket: admission.Ticket):
         self.sock = sock
         self.peer = "%s:%s" % peer[:2]
         self.session = session
         self.settings = settings
+        self.ticket = ticket  # this connection's place among the handshaking, then the authenticated
 
     def serve(self):
         try:
             if self._handshake():
                 self._requests()
         except ProtocolError as e:
+            if self.ticket.state == admission.EVICTED:
+                return  # the server logged handshake_evicted; the EOF it caused says nothing more
             log.event("connection_dropped", peer=self.peer, reason=str(e))
         except socket.timeout:
-            log.event("connection_dropped", peer=self.peer, reason="timed out")
+            reason = "timed out" if self.ticket.state != admission.PENDING else (
+                "handshake not completed within %gs" % self.settings.handshake_timeout)
+            log.event("connection_dropped", peer=self.peer, reason=reason)
         except OSError as e:
             log.event("connection_closed", peer=self.peer, reason=type(e).__name__)
         except Exception as e:  # a bug must cost one connection, never the bridge
             log.event("connection_error", peer=self.peer, error="%s: %s" % (type(e).__name__, e))
         finally:
+            self.ticket.release()  # before close(): see Ticket.release
             try:
                 self.sock.close()
             except OSError:
@@ -72,12 +78,17 @@ class Connection(object):
 
     def _handshake(self) -> bool:
         s = self.settings
+        # One deadline for the whole handshake, not a timeout per recv(): a peer sending a byte now
+        # and then would otherwise hold its place for ever.
+        deadline = time.monotonic() + s.handshake_timeout
         self.sock.settimeout(s.handshake_timeout)
         server_nonce = auth.new_nonce()
         frames.send_json(self.sock, frames.HELLO, 0, {
             "protocol": PROTOCOL_VERSION, "nonce": server_nonce.hex(), "bridge": __version__})
-        frame = self._read()
-        if frame is None:
+        # Before AUTH_OK only a small frame is read (the gateway's AUTH is 162 bytes): a header
+        # declaring 16 MiB from a peer without the secret is refused before any payload is read.
+        frame = frames.read_frame(self.sock, min(s.max_payload, frames.MAX_HANDSHAKE_PAYLOAD), deadline)
+        if frame is None or self.ticket.evicted.is_set():
             return False
         if frame.type != frames.AUTH:
             raise ProtocolError("expected AUTH, got %s" % frames.NAMES[frame.type])
@@ -96,10 +107,23 @@ class Connection(object):
             # A fixed delay before the answer: a wrong guess costs the guesser, and the timing
             # says nothing about how wrong it was.
             log.event("auth_refused", peer=self.peer, reason="bad proof")
-            time.sleep(s.auth_fail_delay)
+            # Waiting on the eviction flag, not sleeping: a newer connection that needs this place
+            # takes it at once (this peer has failed anyway).
+            if self.ticket.evicted.wait(s.auth_fail_delay):
+                return False
             frames.send_json(self.sock, frames.ERROR, frame.request_id, {
                 "kind": errors.AUTH_FAILED, "code": errors.RES_E_AUTH_FAILED, "message": "authentication failed"})
             return False
+        place = self.ticket.promote()
+        if place == admission.FULL:
+            frames.send_json(self.sock, frames.ERROR, frame.request_id, {
+                "kind": errors.UNAVAILABLE, "code": errors.RES_E_INTERNAL_FAIL,
+                "message": "bridge: %d authenticated connections open (--max-connections)" % self.ticket.max_authenticated})
+            log.event("connection_refused", peer=self.peer,
+                      reason="%d authenticated connections open" % self.ticket.max_authenticated)
+            return False
+        if place != admission.PROMOTED:
+            return False  # displaced by a newer connection while checking the proof
         frames.send_json(self.sock, frames.AUTH_OK, frame.request_id, {
             "mac": auth.server_proof(s.secret, server_nonce, client_nonce).hex()})
         log.event("client_authenticated", peer=self.peer)

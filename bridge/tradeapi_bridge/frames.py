@@ -6,6 +6,7 @@ Every frame is a 16-byte little-endian header followed by `length` payload bytes
 import json
 import socket
 import struct
+import time
 from typing import NamedTuple, Optional
 
 MAGIC = b"TB"
@@ -13,6 +14,12 @@ VERSION = 1
 HEADER = struct.Struct("<2sBBHHII")
 HEADER_SIZE = HEADER.size  # 16
 MAX_PAYLOAD = 16 * 1024 * 1024  # enforced by both sides; a larger frame is a protocol error
+# Before AUTH_OK the bridge accepts no larger frame. The gateway's AUTH is 162 bytes; a peer that
+# has not proven the secret gets no more memory than this from a header's say-so.
+MAX_HANDSHAKE_PAYLOAD = 4096
+# Payloads are received in pieces of at most this, each allocated only when the previous one is
+# full: memory follows the bytes that arrive, not the length a header declares.
+RECV_STEP = 256 * 1024
 
 # Frame types. Handshake 0x0_, requests/replies 0x1_, series 0x2_, keepalive 0x3_.
 HELLO = 0x01
@@ -75,24 +82,38 @@ def decode_json(frame: Frame) -> dict:
     return value
 
 
-def _recv_exact(sock: socket.socket, n: int, at_boundary: bool) -> Optional[bytes]:
+def _recv_exact(sock: socket.socket, n: int, at_boundary: bool, deadline: Optional[float]) -> Optional[bytes]:
     """n bytes, or None if the peer closed cleanly before the first byte of a frame."""
-    buf = bytearray(n)
-    view = memoryview(buf)
+    parts = []
     got = 0
     while got < n:
-        r = sock.recv_into(view[got:], n - got)
-        if r == 0:
-            if got == 0 and at_boundary:
-                return None
-            raise ProtocolError("connection closed inside a frame (%d of %d bytes)" % (got, n))
-        got += r
-    return bytes(buf)
+        piece = bytearray(min(RECV_STEP, n - got))
+        view = memoryview(piece)
+        filled = 0
+        while filled < len(piece):
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout("deadline passed")
+                sock.settimeout(left)
+            r = sock.recv_into(view[filled:], len(piece) - filled)
+            if r == 0:
+                if got + filled == 0 and at_boundary:
+                    return None
+                raise ProtocolError("connection closed inside a frame (%d of %d bytes)" % (got + filled, n))
+            filled += r
+        parts.append(piece)
+        got += filled
+    return bytes(parts[0]) if len(parts) == 1 else b"".join(parts)
 
 
-def read_frame(sock: socket.socket, max_payload: int = MAX_PAYLOAD) -> Optional[Frame]:
-    """The next frame; None on a clean close between frames. Socket timeouts propagate."""
-    raw = _recv_exact(sock, HEADER_SIZE, at_boundary=True)
+def read_frame(sock: socket.socket, max_payload: int = MAX_PAYLOAD, deadline: Optional[float] = None) -> Optional[Frame]:
+    """The next frame; None on a clean close between frames. Socket timeouts propagate.
+
+    deadline (time.monotonic()): the whole frame must have arrived by then, else socket.timeout,
+    however the bytes are spread (a per-recv timeout alone lets a peer trickle forever). It sets
+    the socket's timeout as it goes."""
+    raw = _recv_exact(sock, HEADER_SIZE, True, deadline)
     if raw is None:
         return None
     magic, version, ftype, flags, reserved, request_id, length = HEADER.unpack(raw)
@@ -107,7 +128,7 @@ def read_frame(sock: socket.socket, max_payload: int = MAX_PAYLOAD) -> Optional[
     if length > max_payload:
         # Checked before reading a byte of the payload, so an oversized frame costs no memory.
         raise ProtocolError("frame of %d bytes exceeds the %d-byte limit" % (length, max_payload))
-    payload = _recv_exact(sock, length, at_boundary=False) if length else b""
+    payload = _recv_exact(sock, length, False, deadline) if length else b""
     return Frame(ftype, request_id, payload)
 
 
