@@ -7,7 +7,7 @@ import net from 'node:net';
 
 import t, { type Test } from 'tap';
 
-import { Bridge, SECRET, WRONG, freePort, prepareVenv, startGateway, waitFor, type Get } from '../helpers/bridge.js';
+import { Bridge, SECRET, WRONG, bridgeClockLagMs, freePort, prepareVenv, startGateway, waitFor, type Get } from '../helpers/bridge.js';
 
 // The bridge notices a lost terminal within 0.2 s and retries initialize() every 0.1..0.3 s.
 const FAST = ['--probe-interval', '0.2', '--reconnect-min', '0.1', '--reconnect-max', '0.3'];
@@ -72,7 +72,8 @@ if (skip) {
     if (down) {
       tt.equal(down.status, 503, '/health 503');
       tt.match(down.body, { status: 'unavailable', terminal: { connected: false }, bridge: { reachable: true, terminal_connected: false } });
-      const since = Date.parse(down.body.bridge!.since ?? '');
+      // Stamped by the bridge (on its own clock, which scripts/clock/on.sh leaves alone).
+      const since = Date.parse(down.body.bridge!.since ?? '') + bridgeClockLagMs();
       tt.ok(since >= lostAt - 1000 && since <= Date.now(), `since = when it was lost (${down.body.bridge!.since})`);
       tt.ok(down.body.bridge!.last_error && down.body.bridge!.last_error.code <= -10000, `last error is an IPC code (${JSON.stringify(down.body.bridge!.last_error)})`);
       tt.notMatch(down.text, SECRET, 'no secret in /health');

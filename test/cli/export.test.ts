@@ -31,7 +31,7 @@ const server = await serve(t, availableAdapters()[0]!, terminal);
 /** The environment of the child: no terminal settings from the caller's shell. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const name of ['TRADEAPI_TERMINAL', 'TRADEAPI_BRIDGE_SECRET', 'TRADEAPI_SERVER_TZ', 'TRADEAPI_SIM_SERVER_TZ']) if (!(name in extra)) delete env[name];
+  for (const name of ['TRADEAPI_TERMINAL', 'TRADEAPI_BRIDGE_SECRET', 'TRADEAPI_SERVER_TZ', 'TRADEAPI_SIM_SERVER_TZ', 'TRADEAPI_SIM_CLOCK']) if (!(name in extra)) delete env[name];
   return env;
 }
 

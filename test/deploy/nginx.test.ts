@@ -19,6 +19,7 @@ import WebSocket from 'ws';
 
 import { root } from '../helpers/cli.js';
 import { findTool, freePort, get, selfSignedCertificate, startGateway, startNginx, tempDir } from '../helpers/deploy.js';
+import { wallClockSchedule } from '../helpers/live-sim.js';
 
 const nginx = findTool('nginx');
 const openssl = findTool('openssl');
@@ -43,9 +44,14 @@ async function main(nginxBin: string): Promise<void> {
   const cert = selfSignedCertificate(dir);
   const accounts = { '1001': 'key-of-account-1001', '1002': 'key-of-account-1002' } as const;
   const gateways: Record<string, Awaited<ReturnType<typeof startGateway>>> = {};
+  const POLL_MS = 50;
   for (const [id, key] of Object.entries(accounts)) {
-    gateways[id] = await startGateway(t, `gateway-${id}`, logs, { TRADEAPI_ROUTER_PREFIX: `/accounts/${id}`, TRADEAPI_SECRET_KEY: key, TRADEAPI_EVENTS_POLL_MS: '50' });
+    gateways[id] = await startGateway(t, `gateway-${id}`, logs, { TRADEAPI_ROUTER_PREFIX: `/accounts/${id}`, TRADEAPI_SECRET_KEY: key, TRADEAPI_EVENTS_POLL_MS: String(POLL_MS) });
   }
+  // The gateways' simulator runs on the machine's clock (the lag of an event is measured against
+  // it): BTCUSD trades at every hour, and its schedule says how long its ticks take to come.
+  const schedule = wallClockSchedule();
+  t.teardown(() => schedule.close());
   const port = await freePort();
 
   // The committed files, with the deployment-specific lines replaced.
@@ -185,11 +191,13 @@ async function main(nginxBin: string): Promise<void> {
       });
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => parser.feed(chunk));
+      res.on('close', () => resolve()); // cut by the timer below: too few events (asserted next)
     });
-    const timer = setTimeout(() => req.destroy(), 20_000);
+    const timer = setTimeout(() => req.destroy(), await schedule.window(['BTCUSD'], 5, { pollMs: POLL_MS }));
     await done;
     clearTimeout(timer);
     req.destroy();
+    t.ok(arrivals.length >= 5, `five events in the time the simulator takes to make five BTCUSD ticks (${arrivals.length})`);
     // Buffered, events would wait for a proxy buffer (4-8 KB, ~20-40 ticks) to fill.
     const worst = Math.max(...arrivals.map((a) => a.lagMs));
     t.ok(worst < 1500, `each event within 1.5 s of its tick (worst ${worst} ms)`);
@@ -205,13 +213,14 @@ async function main(nginxBin: string): Promise<void> {
       });
       ws.once('error', reject);
       ws.once('unexpected-response', (_q, r) => reject(new Error(`upgrade refused: ${r.statusCode}`)));
+      ws.once('close', () => resolve()); // cut by the timer below: no tick (asserted next)
     });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', resolve);
       ws.once('error', reject);
     });
     ws.send(JSON.stringify({ op: 'subscribe', symbols: ['BTCUSD'] }));
-    const timer = setTimeout(() => ws.terminate(), 20_000);
+    const timer = setTimeout(() => ws.terminate(), await schedule.window(['BTCUSD'], 1, { pollMs: POLL_MS }));
     await got;
     clearTimeout(timer);
     t.ok(messages.some((m) => m.event === 'subscribed'), 'subscribed');

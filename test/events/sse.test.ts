@@ -1,15 +1,17 @@
 // GET /events through the real server on loopback, read by a real SSE parser, with the simulator
-// on its wall clock (it makes ticks in real time). BTCUSD and ETHUSD trade around the clock, so
-// these tests also find ticks at weekends.
+// making ticks in real time on the busy test clock (test/helpers/live-sim.ts: a Wednesday afternoon
+// whatever the machine's day and hour, so EURUSD trades too). Every wait for ticks lasts as long as
+// the simulator's schedule says they take, plus one poll and the machine's slack.
 import t, { type Test } from 'tap';
 
 import type { TickData } from '../helpers/sse.js';
 import { problemOf, SseClient } from '../helpers/sse.js';
 import { forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
-import { openSimTerminal, type Terminal } from '../../src/terminal/index.js';
+import { liveSimTerminal } from '../helpers/live-sim.js';
 
-const live: Terminal = openSimTerminal({ seed: 42 });
-t.teardown(() => live.close());
+const sim = liveSimTerminal();
+const live = sim.terminal;
+t.teardown(() => sim.close());
 // ETHUSD is not in a fresh terminal's Market Watch: its live tick (the feed's baseline) is refused
 // until it is shown, as in MetaTrader.
 await live.symbolSelect('ETHUSD', true);
@@ -17,7 +19,10 @@ await live.symbolSelect('ETHUSD', true);
 const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 const fieldsOf = (tick: TickData): Record<string, number> => Object.fromEntries(FIELDS.map((f) => [f, tick[f]]));
 const iso = (ms: number): string => new Date(ms).toISOString();
-const env = { TRADEAPI_EVENTS_POLL_MS: '50' };
+const POLL_MS = 50;
+const env = { TRADEAPI_EVENTS_POLL_MS: String(POLL_MS) };
+/** How long n new ticks of `symbols` (together, or of each) take to arrive (test/helpers/live-sim.ts). */
+const window = (symbols: readonly string[], n: number, each = false): Promise<number> => sim.window(symbols, n, { pollMs: POLL_MS, each });
 
 async function rangeRows(srv: TestServer, symbol: string, fromMs: number, toMs: number): Promise<Array<Record<string, number>>> {
   const res = await srv.get(`/ticks/range?symbol=${symbol}&date_from=${iso(fromMs)}&date_to=${iso(toMs)}`);
@@ -45,7 +50,7 @@ void forEachAdapter(t, async (t, adapter) => {
     t.equal(c.status, 200);
     t.match(c.res.headers['content-type'], /^text\/event-stream/);
     t.equal(c.res.headers['cache-control'], 'no-store');
-    await c.waitFor(() => c.ticks.length >= 8, 20_000, '8 ticks');
+    await c.waitFor(() => c.ticks.length >= 8, await window(symbols, 8), '8 ticks');
     const ticks = c.ticks;
     t.ok(ticks.every((k) => symbols.includes(k.symbol)), 'only listed symbols');
     checkOrder(t, ticks);
@@ -66,12 +71,13 @@ void forEachAdapter(t, async (t, adapter) => {
     const srv = await serve(t, adapter, live, env);
     const url = `${srv.base}/events?symbols=BTCUSD,ETHUSD,EURUSD`;
     const first = await SseClient.open(url);
-    await first.waitFor(() => first.ticks.length >= 4, 20_000, '4 ticks');
+    const symbols = ['BTCUSD', 'ETHUSD', 'EURUSD'];
+    await first.waitFor(() => first.ticks.length >= 4, await window(symbols, 4), '4 ticks');
     first.close();
     const seen = first.ticks;
     const kept = seen.slice(0, 2); // the client "lost" everything after the second tick
     const lastId = kept[1]?.id as string;
-    await new Promise((r) => setTimeout(r, 1500)); // more ticks happen while it is away
+    await sim.until(symbols, 4); // more ticks happen while it is away
     const second = await SseClient.open(url, { 'last-event-id': lastId });
     t.teardown(() => second.close());
     t.equal(second.status, 200);
@@ -81,7 +87,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const symbolsSeen = [...new Set(seen.map((k) => k.symbol))];
     await second.waitFor(
       () => symbolsSeen.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > lastOf(s))),
-      20_000,
+      await window(symbolsSeen, 1, true),
       'every symbol past the first connection',
     );
     const all = [...kept, ...second.ticks];
@@ -103,10 +109,10 @@ void forEachAdapter(t, async (t, adapter) => {
 
   t.test('a Last-Event-ID older than the catch-up window: a gap names what was left out', async (t) => {
     const srv = await serve(t, adapter, live, { ...env, TRADEAPI_EVENTS_CATCHUP_MS: '2000' });
-    const old = Date.now() - 60_000;
+    const old = sim.now() - 60_000; // the terminal's clock, not this machine's
     const c = await SseClient.open(`${srv.base}/events?symbols=BTCUSD`, { 'last-event-id': `${old}-0` });
     t.teardown(() => c.close());
-    await c.waitFor(() => c.messages.some((m) => m.event === 'gap') && c.ticks.length > 0, 10_000, 'a gap and ticks');
+    await c.waitFor(() => c.messages.some((m) => m.event === 'gap') && c.ticks.length > 0, await window(['BTCUSD'], 1), 'a gap and ticks');
     const gap = JSON.parse((c.messages[0] as { data: string }).data) as { reason: string; symbol: string; from_msc: number; to_msc: number };
     t.equal(c.messages[0]?.event, 'gap', 'the gap comes first');
     t.equal(gap.reason, 'catch-up-window');
@@ -120,7 +126,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const c = await SseClient.open(`${srv.base}/events?symbols=BTCUSD,ETHUSD,EURUSD`, { 'last-event-id': '9999999999999-0,0-0,0-0' });
     t.teardown(() => c.close());
     t.equal(c.status, 200);
-    await c.waitFor(() => c.ticks.length >= 1, 20_000, 'a live tick');
+    await c.waitFor(() => c.ticks.length >= 1, await window(['BTCUSD', 'ETHUSD', 'EURUSD'], 1), 'a live tick');
     t.pass('ticks flow');
   });
 
@@ -173,8 +179,8 @@ void forEachAdapter(t, async (t, adapter) => {
     const b = await SseClient.open(`${srv.base}/events?symbols=BTCUSD,EURUSD`);
     t.teardown(() => (a.close(), b.close()));
     t.equal(srv.server.eventStats().tickSymbols, 2);
-    await a.waitFor(() => a.ticks.length >= 3, 20_000, '3 ticks');
-    await b.waitFor(() => b.ticks.length >= 3, 20_000, '3 ticks');
+    await a.waitFor(() => a.ticks.length >= 3, await window(['BTCUSD', 'EURUSD'], 3), '3 ticks');
+    await b.waitFor(() => b.ticks.length >= 3, await window(['BTCUSD', 'EURUSD'], 3), '3 ticks');
     const key = (k: TickData): string => `${k.symbol}@${k.time_msc}`;
     const common = b.ticks.map(key).filter((k) => a.ticks.map(key).includes(k));
     t.ok(common.length >= 2, 'both saw the same ticks');
@@ -203,7 +209,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const ok = await SseClient.open(`${srv.base}/api/v1/events?symbols=BTCUSD,ETHUSD`, { 'x-api-key': READ_ONLY_KEY });
     t.teardown(() => ok.close());
     t.equal(ok.status, 200);
-    await ok.waitFor(() => ok.ticks.length >= 1, 20_000, 'a tick');
+    await ok.waitFor(() => ok.ticks.length >= 1, await window(['BTCUSD', 'ETHUSD'], 1), 'a tick');
     t.pass('ticks flow in read-only mode');
   });
 
@@ -222,7 +228,12 @@ void forEachAdapter(t, async (t, adapter) => {
     t.equal((await srv.post('/market-book/EURUSD/unsubscribe')).status, 200);
     await new Promise((r) => setTimeout(r, 200)); // a poll in flight may still publish
     const count = books().length;
-    await new Promise((r) => setTimeout(r, 1000));
+    // Quiet while the depth changes: the simulated book follows the last tick (its second and
+    // prices), so an EURUSD tick in a later second changes it; then some polls more.
+    const quietFrom = sim.now();
+    const change = (await sim.ticks('EURUSD', quietFrom, quietFrom + 60_000)).find((k) => k.time > Math.floor(quietFrom / 1000));
+    t.ok(change, 'EURUSD ticks on in a later second: its depth changes meanwhile');
+    await sim.untilTime((change?.time_msc ?? quietFrom) + 10 * POLL_MS);
     t.equal(books().length, count, 'no depth events after unsubscribe');
     t.ok(books().every((b) => b.symbol === 'EURUSD'), 'never for the unsubscribed USDJPY');
   });

@@ -1,7 +1,8 @@
 // GET /ws through the real server on loopback, with the `ws` package's client, once per adapter
 // (node:http + ws here; uWebSockets.js where it loads: the Debian 13 root and the Wine run). The
-// simulator runs on its wall clock (it makes ticks in real time); BTCUSD and ETHUSD trade around
-// the clock, so these tests find ticks at weekends too.
+// simulator makes ticks in real time on the busy test clock (test/helpers/live-sim.ts: a Wednesday
+// afternoon whatever the machine's day and hour, so EURUSD trades too); every wait for ticks lasts
+// as long as the simulator's schedule says they take, plus one poll and the machine's slack.
 import http from 'node:http';
 
 import { tableFromIPC } from 'apache-arrow';
@@ -10,17 +11,21 @@ import t, { type Test } from 'tap';
 import type { TickData } from '../helpers/sse.js';
 import { forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, type TestServer } from '../helpers/server.js';
 import { WsClient } from '../helpers/ws.js';
-import { openSimTerminal, type Terminal } from '../../src/terminal/index.js';
+import { liveSimTerminal } from '../helpers/live-sim.js';
 
-const live: Terminal = openSimTerminal({ seed: 42 });
-t.teardown(() => live.close());
+const sim = liveSimTerminal();
+const live = sim.terminal;
+t.teardown(() => sim.close());
 // ETHUSD trades around the clock like BTCUSD but is not in a fresh terminal's Market Watch.
 await live.symbolSelect('ETHUSD', true);
 
 const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 const fieldsOf = (tick: TickData): Record<string, number> => Object.fromEntries(FIELDS.map((f) => [f, tick[f]]));
 const iso = (ms: number): string => new Date(ms).toISOString();
-const env = { TRADEAPI_EVENTS_POLL_MS: '50' };
+const POLL_MS = 50;
+const env = { TRADEAPI_EVENTS_POLL_MS: String(POLL_MS) };
+/** How long n new ticks of `symbols` (together, or of each) take to arrive (test/helpers/live-sim.ts). */
+const window = (symbols: readonly string[], n: number, each = false): Promise<number> => sim.window(symbols, n, { pollMs: POLL_MS, each });
 const KEY = 'sekret-key';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -58,7 +63,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const subscribed = await reply;
     t.same(subscribed, { event: 'subscribed', symbols, kinds: ['tick'], format: 'json', subscriptions: { tick: symbols, book: [] }, id: 7 }, 'the reply echoes the id and says what is subscribed');
     t.equal(srv.server.eventStats().tickSymbols, 3, 'one poller per symbol');
-    await c.waitFor(() => c.ticks.length >= 8, 20_000, '8 ticks');
+    await c.waitFor(() => c.ticks.length >= 8, await window(symbols, 8), '8 ticks');
     const ticks = c.ticks;
     t.ok(ticks.every((k) => symbols.includes(k.symbol)), 'only listed symbols');
     checkOrder(t, ticks);
@@ -78,7 +83,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const reply = c.next('subscribed');
     c.send({ op: 'subscribe', symbols: ['BTCUSD', 'ETHUSD'], format: 'arrow' });
     t.equal((await reply).format, 'arrow');
-    await c.waitFor(() => c.of('binary').length >= 4, 20_000, '4 binary frames');
+    await c.waitFor(() => c.of('binary').length >= 4, await window(['BTCUSD', 'ETHUSD'], 4), '4 binary frames');
     t.equal(c.ticks.length, 0, 'no JSON tick events');
     const rows: TickData[] = [];
     for (const frame of c.of('binary')) {
@@ -114,7 +119,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const back = c.next('subscribed');
     c.send({ op: 'subscribe', symbols: ['BTCUSD'], format: 'json' });
     t.equal((await back).format, 'json', 'a later subscribe switches back');
-    await c.waitFor(() => c.ticks.length > 0, 20_000, 'a JSON tick');
+    await c.waitFor(() => c.ticks.length > 0, await window(['BTCUSD'], 1), 'a JSON tick');
   });
 
   t.test('unsubscribe stops a symbol; the others go on without a hole; adding a symbol later', async (t) => {
@@ -124,11 +129,11 @@ void forEachAdapter(t, async (t, adapter) => {
     let reply = c.next('subscribed');
     c.send({ op: 'subscribe', symbols: ['BTCUSD'] });
     await reply;
-    await c.waitFor(() => c.ticks.length >= 2, 20_000, 'BTCUSD ticks');
+    await c.waitFor(() => c.ticks.length >= 2, await window(['BTCUSD'], 2), 'BTCUSD ticks');
     reply = c.next('subscribed');
     c.send({ op: 'subscribe', symbols: ['ETHUSD'] });
     t.same((await reply).subscriptions, { tick: ['BTCUSD', 'ETHUSD'], book: [] }, 'a second subscribe adds');
-    await c.waitFor(() => c.ticks.some((k) => k.symbol === 'ETHUSD'), 20_000, 'ETHUSD ticks');
+    await c.waitFor(() => c.ticks.some((k) => k.symbol === 'ETHUSD'), await window(['ETHUSD'], 1), 'ETHUSD ticks');
     const unsubscribed = c.next('unsubscribed');
     c.send({ op: 'unsubscribe', symbols: ['ETHUSD'], id: 'u1' });
     const u = await unsubscribed;
@@ -136,7 +141,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const at = c.messages.indexOf(u);
     await waitStats(srv, (s) => s.tickSymbols === 1);
     t.equal(srv.server.eventStats().tickSymbols, 1, 'the ETHUSD poller stopped: nobody else listens');
-    await c.waitFor(() => c.messages.slice(at).filter((m) => m.event === 'tick').length >= 3, 20_000, 'more BTCUSD ticks');
+    await c.waitFor(() => c.messages.slice(at).filter((m) => m.event === 'tick').length >= 3, await window(['BTCUSD'], 3), 'more BTCUSD ticks');
     const after = c.messages.slice(at + 1).filter((m) => m.event === 'tick').map((m) => m.data as TickData);
     t.ok(after.every((k) => k.symbol === 'BTCUSD'), 'no ETHUSD tick after the unsubscribed reply');
     // BTCUSD went through two resubscriptions: still exactly its history.
@@ -229,7 +234,7 @@ void forEachAdapter(t, async (t, adapter) => {
     reply = byMessage.next('subscribed');
     byMessage.send({ op: 'subscribe', symbols: ['BTCUSD'] });
     await reply;
-    await byMessage.waitFor(() => byMessage.ticks.length > 0, 20_000, 'a tick after auth by message');
+    await byMessage.waitFor(() => byMessage.ticks.length > 0, await window(['BTCUSD'], 1), 'a tick after auth by message');
 
     const badKey = await WsClient.open(wsUrl(srv));
     badKey.send({ op: 'auth', key: 'nope' });
@@ -323,7 +328,12 @@ void forEachAdapter(t, async (t, adapter) => {
     c.send({ op: 'unsubscribe', kinds: ['book'] });
     await un;
     const count = books().length;
-    await sleep(1000);
+    // Quiet while the depth changes: the simulated book follows the last tick (its second and
+    // prices), so an EURUSD tick in a later second changes it; then some polls more.
+    const quietFrom = sim.now();
+    const change = (await sim.ticks('EURUSD', quietFrom, quietFrom + 60_000)).find((k) => k.time > Math.floor(quietFrom / 1000));
+    t.ok(change, 'EURUSD ticks on in a later second: its depth changes meanwhile');
+    await sim.untilTime((change?.time_msc ?? quietFrom) + 10 * POLL_MS);
     t.equal(books().length, count, 'no depth events after unsubscribe');
     t.ok(books().every((b) => b.symbol === 'EURUSD'), 'never for USDJPY, which has no depth subscription');
     t.equal((await srv.post('/market-book/EURUSD/unsubscribe')).status, 200);
@@ -337,7 +347,7 @@ void forEachAdapter(t, async (t, adapter) => {
     first.send({ op: 'subscribe', symbols });
     await on;
     const count = (c: WsClient, s: string): number => c.ticks.filter((k) => k.symbol === s).length;
-    await first.waitFor(() => symbols.every((s) => count(first, s) >= 3), 30_000, 'three ticks of each symbol');
+    await first.waitFor(() => symbols.every((s) => count(first, s) >= 3), await window(symbols, 3, true), 'three ticks of each symbol');
     first.close();
     const events = first.of('tick').map((m) => ({ tick: m.data as TickData, eventId: m.event_id as string }));
     for (const e of events) t.equal(e.eventId.split('-')[0], String(e.tick.time_msc), 'event_id: the time_msc, then the index in its millisecond');
@@ -348,7 +358,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const [ms0, seq0] = (lastIds[0] as string).split('-');
     const [ms1, seq1] = (lastIds[1] as string).split('-');
     const since = `${ms0}-${seq0},${Number(ms0) - Number(ms1)}-${seq1}`;
-    await sleep(1_500);
+    await sim.until(symbols, 2, { each: true }); // more ticks happen while it is away
 
     const second = await WsClient.open(wsUrl(srv));
     t.teardown(() => second.close());
@@ -356,7 +366,7 @@ void forEachAdapter(t, async (t, adapter) => {
     second.send({ op: 'subscribe', symbols, since, id: 'r' });
     t.same((await again).subscriptions, { tick: symbols, book: [] });
     const seenMax = (s: string): number => Math.max(...events.filter((e) => e.tick.symbol === s).map((e) => e.tick.time_msc));
-    await second.waitFor(() => symbols.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > seenMax(s))), 30_000, 'live ticks past the first connection');
+    await second.waitFor(() => symbols.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > seenMax(s))), await window(symbols, 1, true), 'live ticks past the first connection');
     await sleep(300);
     t.same(second.of('gap'), [], 'no gap');
     t.same(second.of('error'), [], 'no error');
@@ -445,7 +455,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const reply = c.next('subscribed');
     c.send({ op: 'subscribe', symbols: ['BTCUSD', 'ETHUSD'] });
     await reply;
-    await c.waitFor(() => c.ticks.length >= 1, 20_000, 'a tick');
+    await c.waitFor(() => c.ticks.length >= 1, await window(['BTCUSD', 'ETHUSD'], 1), 'a tick');
     t.pass('ticks flow in read-only mode');
     const byMessage = await WsClient.open(wsUrl(srv, '/api/v1/ws'));
     t.teardown(() => byMessage.close());

@@ -173,6 +173,25 @@ export async function waitFor<T>(fn: () => Promise<T | undefined>, ms: number): 
   }
 }
 
+/**
+ * The bridge's clock read as this process's: what to add to a time the bridge (Python) stamps, its
+ * /health `since`, to compare it with Date.now() here. 0 on a real machine, weekend or not; under
+ * scripts/clock/on.sh, which moves node's clock only and by whole seconds, that shift. Measured
+ * with the venv's Python (the bridge's clock), to the second.
+ */
+export function bridgeClockLagMs(): number {
+  for (let attempt = 1; ; attempt++) {
+    const before = Date.now();
+    const r = spawnSync(PY, ['-c', 'import time; print(repr(time.time()))'], { encoding: 'utf8' });
+    const after = Date.now();
+    const python = Number(r.stdout.trim()) * 1000;
+    if (r.status !== 0 || !Number.isFinite(python)) throw new Error(`the bridge's Python did not tell its time: ${r.stderr}`);
+    // Rounding to the second is exact while Python answers within a second (the midpoint is then
+    // less than half a second off); a machine too busy for that is asked again.
+    if (after - before < 1000 || attempt === 5) return Math.round(((before + after) / 2 - python) / 1000) * 1000;
+  }
+}
+
 export type Get = (p: string, init?: RequestInit) => Promise<Response>;
 
 export interface GatewayOptions {

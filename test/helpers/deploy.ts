@@ -84,15 +84,43 @@ export interface Certificate {
   readonly pem: string;
 }
 
-/** A self-signed certificate for localhost / 127.0.0.1, made now (never a committed private key). */
+/**
+ * A self-signed certificate for localhost / 127.0.0.1, made now (never a committed private key),
+ * valid from a day before to a day after this process's clock, which is the one its TLS clients
+ * check it against: openssl's own clock may be another (scripts/clock/on.sh moves node's only),
+ * so the dates are given (`openssl ca -selfsign -startdate -enddate`; `req -x509` starts at its now).
+ */
 export function selfSignedCertificate(dir: string): Certificate {
   const cert = path.join(dir, 'tls.crt');
   const key = path.join(dir, 'tls.key');
+  const ca = path.join(dir, 'tls-ca');
+  mkdirSync(ca, { recursive: true });
+  writeFileSync(path.join(ca, 'index.txt'), '');
+  writeFileSync(path.join(ca, 'serial'), '01\n');
+  writeFileSync(
+    path.join(ca, 'ca.cnf'),
+    [
+      '[ca]', 'default_ca = test_ca',
+      '[test_ca]', `database = ${ca}/index.txt`, `new_certs_dir = ${ca}`, `serial = ${ca}/serial`, 'default_md = sha256',
+      'policy = any', 'copy_extensions = copy', 'x509_extensions = v3', 'unique_subject = no',
+      '[any]', 'commonName = supplied',
+      // As `openssl req -x509` makes them (openssl.cnf's v3_ca): the certificate is its own CA.
+      '[v3]', 'basicConstraints = critical,CA:true', 'subjectKeyIdentifier = hash', 'authorityKeyIdentifier = keyid:always,issuer',
+      '',
+    ].join('\n'),
+  );
+  const csr = path.join(ca, 'tls.csr');
   execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '1',
+    'req', '-new', '-newkey', 'rsa:2048', '-nodes', '-sha256',
     '-subj', '/CN=localhost',
     '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout', key, '-out', cert,
+    '-keyout', key, '-out', csr,
+  ], { stdio: 'ignore' });
+  const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z'); // YYYYMMDDHHMMSSZ
+  const day = 86_400_000;
+  execFileSync('openssl', [
+    'ca', '-batch', '-config', path.join(ca, 'ca.cnf'), '-selfsign', '-keyfile', key, '-in', csr, '-out', cert, '-notext',
+    '-startdate', stamp(Date.now() - day), '-enddate', stamp(Date.now() + day),
   ], { stdio: 'ignore' });
   return { cert, key, pem: readFileSync(cert, 'utf8') };
 }

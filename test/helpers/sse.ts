@@ -83,11 +83,11 @@ export class SseClient {
     this.res.resume();
   }
 
-  /** Waits until `pred` holds (checked on every message), or rejects after `timeoutMs`. */
+  /** Waits until `pred` holds (checked on every message), or rejects after `timeoutMs` (a monotonic clock: not the wall clock, which may be set or moved). */
   async waitFor(pred: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     while (!pred()) {
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${this.messages.length} events so far)`);
       await new Promise<void>((r) => {
         const timer = setTimeout(r, Math.min(left, 200));

@@ -93,10 +93,11 @@ export class WsClient {
     this.ws.terminate();
   }
 
+  /** Waits until `cond` holds (checked on every message), or rejects after `ms` (a monotonic clock: not the wall clock, which may be set or moved). */
   async waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
-    const deadline = Date.now() + ms;
+    const deadline = performance.now() + ms;
     while (!cond()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      if (performance.now() > deadline) throw new Error(`timed out after ${Math.round(ms)} ms waiting for ${what}`);
       await new Promise<void>((r) => {
         const timer = setTimeout(r, 50);
         this.waiters.push(() => {
