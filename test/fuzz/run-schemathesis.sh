@@ -17,6 +17,9 @@
 #
 # Environment:
 #   ST_MAX_EXAMPLES  examples per operation (default 200: ~2 min on 2 cores)
+#   ST_PHASES        schemathesis phases (default examples,coverage,fuzzing; the quick test tier
+#                    leaves out coverage, which generates thousands of boundary cases whatever
+#                    ST_MAX_EXAMPLES says)
 #   ST_SEED          hypothesis seed (default 1, reproducible; "random" for a fresh one)
 #   ST_VENV          virtualenv holding schemathesis (default $TMPDIR/tradeapi-schemathesis-venv,
 #                    created and filled from requirements.txt when missing)
@@ -30,6 +33,7 @@ root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
 max_examples="${ST_MAX_EXAMPLES:-200}"
+phases="${ST_PHASES:-examples,coverage,fuzzing}"
 seed="${ST_SEED:-1}"
 venv="${ST_VENV:-${TMPDIR:-/tmp}/tradeapi-schemathesis-venv}"
 out="${ST_REPORT_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/tradeapi-fuzz.XXXXXX")}"
@@ -123,7 +127,7 @@ run() {
   # From $out, so that schemathesis' cache (.schemathesis/) stays out of the repository.
   (cd "$out" && exec "$st" --config-file "$here/schemathesis.toml" --no-color run "$url" \
     --checks all \
-    --phases examples,coverage,fuzzing \
+    --phases "$phases" \
     --max-examples "$max_examples" \
     --workers 1 \
     --request-timeout 30 \
