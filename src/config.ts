@@ -14,6 +14,11 @@ export interface Config {
   readonly maxMarketBookSubscriptions: number;
   /** '' or '/segment[/segment…]' with no trailing slash. */
   readonly routerPrefix: string;
+  /**
+   * TRADEAPI_ALLOWED_HOSTS (full variant): lower-case host names a keyless server also answers to,
+   * besides IP literals, localhost and the listen host (src/http/site-guard.ts); [] in read-only mode.
+   */
+  readonly allowedHosts: readonly string[];
   /** Which terminal backs the service: the embedded simulator, or a bridge (TRADEAPI_TERMINAL=tcp://HOST:PORT). */
   readonly terminal: TerminalChoice;
   /**
@@ -123,6 +128,8 @@ export interface EventSettings {
   readonly catchupTicks: number;
   /** TRADEAPI_EVENTS_AUTH_TIMEOUT_MS: a WebSocket opened without a key must send {"op":"auth"} within this. */
   readonly authTimeoutMs: number;
+  /** TRADEAPI_EVENTS_MAX_AUTHENTICATING: WebSockets opened without a key and not yet authenticated, at most (they hold no event slot). */
+  readonly maxAuthenticating: number;
 }
 
 /** A configuration value the service refuses; the message names the variable and the value. */
@@ -168,6 +175,11 @@ export const DEFAULTS = {
   eventsCatchupMs: 5 * 60_000,
   eventsCatchupTicks: 10_000,
   eventsAuthTimeoutMs: 5_000,
+  /**
+   * Browsers authenticating by message at once: a burst of page loads fits; keyless sockets held
+   * open by someone without the key fill this pool, never the event slots of keyed clients.
+   */
+  eventsMaxAuthenticating: 100,
 } as const;
 
 /** The fixed route prefix of the read-only mode. */
@@ -177,7 +189,7 @@ export const READ_ONLY_PREFIX = '/api/v1';
  * The full variant's own variables: read-only mode ignores them (the process-level TRADEAPI_HOST,
  * TRADEAPI_PORT, TRADEAPI_HTTP, TRADEAPI_TERMINAL and the connection settings apply in both modes).
  */
-export const FULL_VARIANT_ONLY = ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX'] as const;
+export const FULL_VARIANT_ONLY = ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX', 'TRADEAPI_ALLOWED_HOSTS'] as const;
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -201,6 +213,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
       DEFAULTS.maxMarketBookSubscriptions,
     ),
     routerPrefix: normalizePrefix(env.TRADEAPI_ROUTER_PREFIX ?? ''),
+    allowedHosts: parseAllowedHosts(env.TRADEAPI_ALLOWED_HOSTS),
     ...common,
     readOnly: undefined,
   };
@@ -251,6 +264,7 @@ function parseEventSettings(env: Env): EventSettings {
     catchupMs: parseMs(env, 'TRADEAPI_EVENTS_CATCHUP_MS', DEFAULTS.eventsCatchupMs),
     catchupTicks: int('TRADEAPI_EVENTS_CATCHUP_TICKS', DEFAULTS.eventsCatchupTicks),
     authTimeoutMs: parseMs(env, 'TRADEAPI_EVENTS_AUTH_TIMEOUT_MS', DEFAULTS.eventsAuthTimeoutMs),
+    maxAuthenticating: int('TRADEAPI_EVENTS_MAX_AUTHENTICATING', DEFAULTS.eventsMaxAuthenticating),
   };
 }
 
@@ -298,6 +312,8 @@ function loadReadOnlyConfig(env: Env, common: ProcessSettings): Config {
     // No subscribe route in this mode, so the cap never applies.
     maxMarketBookSubscriptions: DEFAULTS.maxMarketBookSubscriptions,
     routerPrefix: READ_ONLY_PREFIX,
+    // The key is mandatory here, so the Host rule never applies (see src/http/site-guard.ts).
+    allowedHosts: [],
     ...common,
     readOnly: {
       rateLimit: parsePositiveInt('API_RATE_LIMIT', env.API_RATE_LIMIT, DEFAULTS.rateLimit),
@@ -350,6 +366,34 @@ export function parseCorsOrigins(raw: string | undefined): '*' | readonly string
     origins.add(url.origin);
   }
   return [...origins];
+}
+
+/**
+ * TRADEAPI_ALLOWED_HOSTS: comma-separated host names (no scheme, port or path: a proxy such as
+ * nginx forwards the name without the port, and a rebinding page may use any port). Stored as the
+ * URL parser writes them (lower case, punycode), which is how a Host header is compared. No
+ * wildcard: every name that may reach a keyless gateway is one the operator chose.
+ */
+export function parseAllowedHosts(raw: string | undefined): readonly string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const names = new Set<string>();
+  for (const item of raw.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    // ASCII labels (an internationalised name in its xn-- form); the URL parser then writes it as
+    // a Host header is compared (lower case; a numeric form of an IPv4 address as dotted quad).
+    let hostname: string | undefined;
+    if (/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/.test(item)) {
+      try {
+        hostname = new URL(`http://${item}`).hostname;
+      } catch {
+        hostname = undefined;
+      }
+    }
+    if (hostname === undefined) {
+      throw new ConfigError(`TRADEAPI_ALLOWED_HOSTS must be host names separated by commas (e.g. trade.example.lan), without scheme, port, path or wildcard; got ${JSON.stringify(item)}`);
+    }
+    names.add(hostname);
+  }
+  return [...names];
 }
 
 function parseRedisUrl(raw: string | undefined): string | undefined {

@@ -8,6 +8,7 @@ import { clientAddress } from './http/client-address.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.js';
 import { redisRateStore } from './http/rate-limit-redis.js';
 import { Router } from './http/router.js';
+import { SiteGuard } from './http/site-guard.js';
 import { EventHub, type EventStats } from './http/events.js';
 import { StreamGate } from './http/streams.js';
 import { SubscriptionRegistry } from './http/subscriptions.js';
@@ -105,7 +106,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     logger,
     cors,
     rateLimit,
+    site: SiteGuard.of(config),
   });
+  if (config.secretKey !== undefined && config.allowedHosts.length > 0) {
+    logger.warn('TRADEAPI_ALLOWED_HOSTS has no effect while TRADEAPI_SECRET_KEY is set: the key guards every name');
+  }
   const methods: string[] = [...new Set(router.routes.map((r) => r.method))];
   if (methods.includes('GET')) methods.push('HEAD'); // every GET route answers HEAD
   // Not listening: the Redis connection (if any) must not keep the process alive.

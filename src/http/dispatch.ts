@@ -16,6 +16,7 @@ import { countingResponse } from './counting-response.js';
 import type { CorsPolicy } from './cors.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
 import { toProblem } from './errors-map.js';
+import { EventSlot } from './event-slots.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { negotiateFormat } from './negotiate.js';
 import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
@@ -25,6 +26,7 @@ import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } 
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
+import type { SiteGuard } from './site-guard.js';
 import { SseStream } from './sse.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
 import { WsSession } from './ws-session.js';
@@ -49,6 +51,8 @@ export interface DispatcherOptions {
   rateLimit?: { limiter: RateLimiter; client(req: HttpRequest): string } | undefined;
   /** Series streams in progress at once (default: a gate of config.maxStreams). */
   streams?: StreamGate | undefined;
+  /** Host and Origin rules against cross-site reads (site-guard.ts); none when a key guards the full variant. */
+  site?: SiteGuard | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -89,6 +93,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     let route: Route | undefined;
     let symbol: string | undefined; // the symbol the request names, for a clearer 404 detail
     let authByMessage = false;
+    let eventSlot: EventSlot | undefined;
     let status: number;
     try {
       status = await handle();
@@ -104,6 +109,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     if (res.bytes > 0) services.metrics.responseBytes.inc({ route: routeLabel }, res.bytes);
 
     async function handle(): Promise<number> {
+      // First of all, public routes included: a rebound page must read nothing (site-guard.ts).
+      opts.site?.check(req, res.upgrade !== undefined);
       // A preflight carries no key and is not counted: the browser sends it on its own. Only below
       // the prefix, where the API is: elsewhere it is answered like any request to an unknown path.
       if (cors?.isPreflight(req) && belowPrefix(req.path, prefix) !== undefined) {
@@ -159,25 +166,17 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
 
       // A series takes a stream slot for its whole life, taken before the terminal opens a cursor;
       // a HEAD produces nothing and takes none. An event stream takes an event-client slot before
-      // it joins the feeds.
+      // it joins the feeds; a WebSocket still to authenticate by message only a place among those
+      // authenticating (event-slots.ts).
       const kind = route.response.kind;
       const eventClient = kind === 'events' || (kind === 'websocket' && res.upgrade !== undefined);
-      const release = req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? takeEventSlot() : undefined;
+      const release =
+        req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? (eventSlot = EventSlot.take(services.events, authByMessage)).release : undefined;
       try {
         return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name) }));
       } finally {
         release?.();
       }
-    }
-
-    function takeEventSlot(): () => void {
-      const release = services.events.gate.tryAcquire();
-      if (release) return release;
-      throw new ProblemError(
-        'tooManyEventClients',
-        `${services.events.gate.limit} event streams are open, the most this server serves at once (TRADEAPI_MAX_EVENT_CLIENTS); retry in ${STREAM_RETRY_AFTER_S} s`,
-        { 'retry-after': String(STREAM_RETRY_AFTER_S) },
-      );
     }
 
     function takeStreamSlot(): () => void {
@@ -237,6 +236,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             keyCheck,
             authenticatedByHeader: !authByMessage,
             authTimeoutMs: services.config.events.authTimeoutMs,
+            admit: () => eventSlot?.admit(),
+            chargeCatchUp: rateLimit && countCatchUp(rateLimit.limiter, rateLimit.client(req)),
             instance: req.path,
             // Live ticks held during a `since` catch-up: as for GET /events, what the queue would take.
             catchup: { catchupMs, catchupTicks, pendingTicks: Math.max(1_000, Math.floor(queueBytes / 64)) },
@@ -283,6 +284,24 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
           return 200;
         }
       }
+    }
+
+    /**
+     * Read-only mode: a subscribe with `since` reads up to TRADEAPI_EVENTS_CATCHUP_TICKS ticks a
+     * symbol from history, so it is one request of the client's allowance, as a GET /events with
+     * Last-Event-ID is (else one upgrade could read history without end). The client is the
+     * upgrade's, taken now: the request is gone by the time the socket sends.
+     */
+    function countCatchUp(limiter: RateLimiter, client: string): () => Promise<void> {
+      return async () => {
+        const decision = await limiter.consume(client);
+        if (decision.allowed) return;
+        services.metrics.rateLimitRefusals.inc();
+        throw new ProblemError(
+          'rateLimited',
+          `a subscribe with "since" catches up from history and counts as a request: more than ${limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`,
+        );
+      };
     }
 
     function send(statusCode: number, contentType: string, body: Uint8Array, extra: Record<string, string> = {}): void {

@@ -23,6 +23,8 @@ export class EventHub {
   readonly ticks: TickFeed;
   readonly books: BookFeed;
   readonly gate: StreamGate;
+  /** WebSockets opened without a key, until their auth message: a pool apart from `gate` (event-slots.ts). */
+  readonly authenticating: StreamGate;
   private readonly streams = new Set<SseStream>();
   private readonly sockets = new Set<WsSession>();
   private closing = false;
@@ -38,6 +40,7 @@ export class EventHub {
     this.ticks = new TickFeed(terminal, { pollMs: settings.pollMs, onError });
     this.books = new BookFeed(terminal, { pollMs: settings.pollMs, isSubscribed: (s) => subscriptions.isActive(s), onError });
     this.gate = new StreamGate(settings.maxClients);
+    this.authenticating = new StreamGate(settings.maxAuthenticating);
   }
 
   /** Keeps `sse` for closeAll until it closes. */

@@ -19,6 +19,10 @@ export const ProblemTypes = {
   notFound: { status: 404, type: '/errors/not-found', title: 'Not Found' },
   symbolNotFound: { status: 404, type: '/errors/symbol-not-found', title: 'Symbol Not Found' },
   notSubscribedHere: { status: 404, type: '/errors/subscription-not-found', title: 'Subscription Not Found' },
+  // Cross-site protection (site-guard.ts). 421: the Host names an authority this server does not
+  // serve (RFC 9110 §15.5.20), which is what a rebound name is; 403: the page's origin is refused.
+  originNotAllowed: { status: 403, type: '/errors/origin-not-allowed', title: 'Origin Not Allowed' },
+  misdirectedRequest: { status: 421, type: '/errors/misdirected-request', title: 'Misdirected Request' },
   methodNotAllowed: { status: 405, type: '/errors/method-not-allowed', title: 'Method Not Allowed' },
   notAcceptable: { status: 406, type: '/errors/not-acceptable', title: 'Not Acceptable' },
   requestTimeout: { status: 408, type: '/errors/request-timeout', title: 'Request Timeout' },

@@ -50,6 +50,17 @@ export interface WsSessionOptions {
   /** The upgrade carried a valid X-API-Key. Without it (and with a key check) the first message must be {"op":"auth"}. */
   authenticatedByHeader: boolean;
   authTimeoutMs: number;
+  /**
+   * Called when an auth message's key is right, before `authenticated` is answered: a socket that
+   * authenticates by message held no event slot until then (event-slots.ts) and takes one now.
+   * Throws the problem (503) when none is free: the connection is then closed (1013).
+   */
+  admit?: () => void;
+  /**
+   * Read-only mode: counts a subscribe with `since` (a catch-up from history) against the client's
+   * rate limit; throws the problem (429) when over it, and the subscribe is refused.
+   */
+  chargeCatchUp?: (() => Promise<void>) | undefined;
   /** The endpoint's path: the `instance` of every problem. */
   instance: string;
   /** Bounds of a subscribe's `since` catch-up (TRADEAPI_EVENTS_CATCHUP_*), and live ticks held meanwhile. */
@@ -58,11 +69,13 @@ export interface WsSessionOptions {
   onUnexpectedError: (err: unknown) => void;
 }
 
-export type WsCloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'unauthorized' | 'policy';
+export type WsCloseReason = 'client-gone' | 'send-timeout' | 'server-closing' | 'unauthorized' | 'policy' | 'event-slots-full';
 
 /** WebSocket close codes (RFC 6455, 7.4.1). */
 const GOING_AWAY = 1001;
 const POLICY_VIOLATION = 1008;
+/** The server is at a capacity limit: the client may come back later (IANA's registry). */
+const TRY_AGAIN_LATER = 1013;
 /** Bad messages (4xx problems) a connection may send before it is closed as abusive. */
 const MAX_BAD_MESSAGES = 20;
 /** subscribe/unsubscribe/ping messages waiting for their turn, at most. */
@@ -217,8 +230,23 @@ export class WsSession {
       this.refuse(msg.id, 'the key is not valid');
       return false;
     }
+    if (!this.authenticated && !this.admit(msg.id)) return false;
     this.reply({ event: 'authenticated' }, msg.id);
     return true;
+  }
+
+  /** Takes an event slot for a socket that just authenticated by message; none free: a 503 error event, then closed. */
+  private admit(id: MessageId): boolean {
+    try {
+      this.options.admit?.();
+      return true;
+    } catch (e) {
+      const p = e instanceof ProblemError ? e : new ProblemError('internal', 'an unexpected error occurred');
+      if (!(e instanceof ProblemError)) this.options.onUnexpectedError(e);
+      this.reply({ event: 'error', problem: this.problemOf(p.kind, p.detail) }, id);
+      this.close(TRY_AGAIN_LATER, 'too many event clients', 'event-slots-full');
+      return false;
+    }
   }
 
   private async perform(msg: ClientMessage): Promise<void> {
@@ -228,6 +256,7 @@ export class WsSession {
         this.reply({ event: 'pong' }, msg.id);
         return;
       case 'subscribe': {
+        if (msg.since !== undefined) await this.options.chargeCatchUp?.();
         const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
         const latest = await this.subscribe(msg.symbols, msg.kinds, resume);
         if (msg.format !== undefined) this.tickFormat = msg.format;

@@ -27,7 +27,7 @@ if (process.platform === 'win32' || probe === null) {
 }
 probe.stop();
 
-const REQUEST = 'GET /x HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n';
+const REQUEST = 'GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
 
 function options(maxConnections: number): ListenOptions {
   return { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections, backlog: 4096, nativeAccept: true, methods: ['GET'] };
@@ -81,7 +81,7 @@ t.test('adopted connections are served, addressed and capped as node\'s own', as
   const idle = await Promise.all(
     Array.from({ length: 20 }, () =>
       new Promise<net.Socket>((resolve) => {
-        const socket = net.connect(server.port, '127.0.0.1', () => socket.write('GET /x HTTP/1.1\r\nHost: test\r\n\r\n'));
+        const socket = net.connect(server.port, '127.0.0.1', () => socket.write('GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
         socket.once('data', () => resolve(socket));
         socket.on('error', () => undefined);
       }),
@@ -98,7 +98,7 @@ t.test('adopted connections are served, addressed and capped as node\'s own', as
 
 /** Keeps `count` keep-alive connections busy asking for a tick, one request outstanding each. */
 function hammer(port: number, count: number): { stop(): void; answers(): number } {
-  const request = Buffer.from('GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: test\r\n\r\n');
+  const request = Buffer.from('GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
   const sockets: net.Socket[] = [];
   let answers = 0;
   for (let i = 0; i < count; i++) {
@@ -140,7 +140,7 @@ async function busyBurst(t: Test, nativeAccept: boolean): Promise<{ ok: number; 
   const within = await Promise.all(
     Array.from({ length: TOTAL }, () =>
       new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n'));
+        const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
         const timer = setTimeout(() => socket.destroy(), 10_000);
         let head = '';
         socket.on('data', (c: Buffer) => (head += c.toString('latin1', 0, Math.min(c.length, 16))));

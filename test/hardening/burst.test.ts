@@ -20,7 +20,7 @@ const terminal = simTerminal();
 t.teardown(() => terminal.close());
 
 const CONNECTIONS = 1000;
-const REQUEST = 'GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n';
+const REQUEST = 'GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
 
 async function burst(t: Test, adapter: HttpAdapter, nativeAccept: boolean): Promise<void> {
   const s = await serve(t, adapter, terminal, { TRADEAPI_NATIVE_ACCEPT: nativeAccept ? '1' : '0' });

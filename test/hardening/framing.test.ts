@@ -12,7 +12,7 @@ t.teardown(() => terminal.close());
 
 /** One day of EURUSD ticks as JSON: ~20 MB, so the body is still streaming when garbage arrives. */
 const TICKS = '/ticks/range?symbol=EURUSD&date_from=2024-01-08T00:00:00Z&date_to=2024-01-09T00:00:00Z&format=json';
-const get = (path: string, extra = ''): string => `GET ${path} HTTP/1.1\r\nHost: test\r\n${extra}\r\n`;
+const get = (path: string, extra = ''): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}\r\n`;
 const GARBAGE = 'GARBAGE\r\n\r\n';
 
 /** The server answers /health and then closes promptly although close() is given 10 s of grace. */

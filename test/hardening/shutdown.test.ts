@@ -75,7 +75,7 @@ function fifo(t: Test): { read: number; write: number } {
 
 /** A client that starts a long stream and then reads nothing. */
 function stalledStream(port: number): net.Socket {
-  const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${STREAM} HTTP/1.1\r\nHost: x\r\n\r\n`));
+  const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${STREAM} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
   socket.on('error', () => undefined);
   socket.once('data', () => socket.pause());
   return socket;

@@ -72,14 +72,14 @@ await forEachAdapter(t, async (t, adapter) => {
   const port = s.server.port;
 
   await t.test('408: headers that never finish', { skip: node ? false : 'uWS has its own timeouts (~30 s before a first request), answers nothing on them, and takes no setting from us' }, async (t) => {
-    const ex = await exchange(port, ['GET /health HTTP/1.1\r\nHost: test\r\n'], 10_000);
+    const ex = await exchange(port, ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n'], 10_000);
     expectOneProblem(t, ex, 408, '/errors/request-timeout');
     t.ok(ex.ms >= HEADERS_MS - 50, `not before the headers timeout (${Math.round(ex.ms)} ms)`);
     t.ok(ex.ms < 5_000, 'and not minutes later');
   });
 
   await t.test('408: a body that never finishes', { skip: node ? false : 'uWS has its own timeouts (~30 s before a first request), answers nothing on them, and takes no setting from us' }, async (t) => {
-    const ex = await exchange(port, ['POST /order/check HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"request":'], 10_000);
+    const ex = await exchange(port, ['POST /order/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"request":'], 10_000);
     expectOneProblem(t, ex, 408, '/errors/request-timeout');
     t.ok(ex.ms >= REQUEST_MS - 50, `not before the request timeout (${Math.round(ex.ms)} ms)`);
     t.ok(ex.ms < 5_000, 'and not minutes later');
@@ -89,7 +89,7 @@ await forEachAdapter(t, async (t, adapter) => {
     // Just over our limit (answered by the adapter), and over the head limit (answered by node's parser).
     for (const length of [MAX_URL_BYTES + 1, 20 * 1024]) {
       const path = `/symbols/EURUSD?pad=${'a'.repeat(length - '/symbols/EURUSD?pad='.length)}`;
-      const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`]);
+      const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`]);
       if (!node && length > MAX_URL_BYTES * 2) {
         // uWS rejects a head over 16 KiB in its own parser, with its own bare 431.
         t.equal(parseResponses(ex.bytes)[0]?.status, 431, `uWS: ${length}-byte URL gets its own 431`);
@@ -97,7 +97,7 @@ await forEachAdapter(t, async (t, adapter) => {
       }
       expectOneProblem(t, ex, 414, '/errors/uri-too-long');
     }
-    const ok = await exchange(port, [`GET /symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES - 100)} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`]);
+    const ok = await exchange(port, [`GET /symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES - 100)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`]);
     t.equal(parseResponses(ok.bytes)[0]?.status, 200, 'a URL under the limit reaches the service');
   });
 
@@ -106,13 +106,13 @@ await forEachAdapter(t, async (t, adapter) => {
   // after a protocol-level answer the connection closes).
   await t.test('414 on a keep-alive connection closes it', async (t) => {
     const path = `/symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES + 1 - '/symbols/EURUSD?pad='.length)}`;
-    const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: test\r\n\r\n`], 5_000);
+    const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`], 5_000);
     expectOneProblem(t, ex, 414, '/errors/uri-too-long');
     t.ok(ex.ms < 1_000, `closed at once (${Math.round(ex.ms)} ms), not by an idle timeout`);
   });
 
   await t.test('431: headers over the limit', async (t) => {
-    const ex = await exchange(port, [`GET /health HTTP/1.1\r\nHost: test\r\nX-Padding: ${'b'.repeat(20 * 1024)}\r\n\r\n`]);
+    const ex = await exchange(port, [`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'b'.repeat(20 * 1024)}\r\n\r\n`]);
     if (!node) {
       t.equal(parseResponses(ex.bytes)[0]?.status, 431, 'uWS answers its own bare 431');
       return;
@@ -123,10 +123,10 @@ await forEachAdapter(t, async (t, adapter) => {
   await t.test('400: malformed framing', { skip: node ? false : "uWS's parser answers malformed requests itself" }, async (t) => {
     const cases = {
       'not HTTP at all': 'GARBAGE\r\n\r\n',
-      'a header without a colon': 'GET /health HTTP/1.1\r\nHost: test\r\nno colon here\r\n\r\n',
-      'a non-numeric Content-Length': 'POST /order/check HTTP/1.1\r\nHost: test\r\nContent-Length: ten\r\n\r\n',
-      'Content-Length and chunked together': 'POST /order/check HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
-      'a bad chunk size': 'POST /order/check HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      'a header without a colon': 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n',
+      'a non-numeric Content-Length': 'POST /order/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ten\r\n\r\n',
+      'Content-Length and chunked together': 'POST /order/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'a bad chunk size': 'POST /order/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
     };
     for (const [name, bytes] of Object.entries(cases)) {
       await t.test(name, async (t) => expectOneProblem(t, await exchange(port, [bytes]), 400, '/errors/bad-request'));
@@ -156,7 +156,7 @@ await forEachAdapter(t, async (t, adapter) => {
 
   await t.test('connection cap', { skip: node ? false : 'uWS has no connection cap to configure' }, async (t) => {
     const capped = await serve(t, adapter, terminal, { TRADEAPI_MAX_CONNECTIONS: '2' });
-    const keepAlive = 'GET /health HTTP/1.1\r\nHost: test\r\n\r\n';
+    const keepAlive = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
     // Two connections the server has accepted and answered, both kept open.
     const held = await Promise.all([connect(capped.server.port), connect(capped.server.port)]);
     for (const socket of held) {
@@ -175,7 +175,7 @@ await forEachAdapter(t, async (t, adapter) => {
     for (let i = 0; i < 50 && status !== 200; i++) {
       const socket = await connect(capped.server.port);
       const answer = collect(socket, 5_000);
-      socket.write('GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n');
+      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
       status = parseResponses((await answer).bytes)[0]?.status ?? 0;
       if (status !== 200) await new Promise((r) => setTimeout(r, 20));
     }

@@ -24,7 +24,7 @@ t.test('defaults and normalisation', async (t) => {
   t.equal(loadConfig({ TRADEAPI_HTTP: 'NODE' }).http, 'node');
   t.same(
     loadConfig({}).events,
-    { pollMs: 100, heartbeatMs: 15_000, maxClients: 1_000, maxSymbols: 20, queueBytes: 262_144, catchupMs: 300_000, catchupTicks: 10_000, authTimeoutMs: 5_000 },
+    { pollMs: 100, heartbeatMs: 15_000, maxClients: 1_000, maxSymbols: 20, queueBytes: 262_144, catchupMs: 300_000, catchupTicks: 10_000, authTimeoutMs: 5_000, maxAuthenticating: 100 },
     'live-event defaults',
   );
   t.equal(loadConfig({ TRADEAPI_EVENTS_POLL_MS: '250' }).events.pollMs, 250);
