@@ -38,5 +38,5 @@ const results = await runStages(stages);
 // .ci/run passes the seconds it spent installing packages, so that the table shows the whole run.
 const setupS = Number(process.env.TRADEAPI_CI_SETUP_S ?? Number.NaN);
 const setup = Number.isFinite(setupS) ? [{ name: 'setup (apt-get, npm ci)', status: 'passed', passed: 0, failed: 0, skipped: 0, ms: setupS * 1000, note: '.ci/run' }] : [];
-console.log(`\n${stageTable([...setup, ...results], Date.now() - started + setupS * 1000 * (setup.length ? 1 : 0))}`);
+console.log(`\n${stageTable([...setup, ...results], Date.now() - started + (setup.length ? setupS * 1000 : 0))}`);
 process.exit(results.some((r) => r.status === 'failed') ? 1 : 0);
