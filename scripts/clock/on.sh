@@ -4,10 +4,14 @@
 #   scripts/clock/on.sh 2026-11-28T12:00:00Z npm test      # the suite on a Saturday
 #   scripts/clock/on.sh saturday npm test                   # the next Saturday, 12:00 UTC
 #
-# Needs Debian's faketime package (libfaketime). Moves node and the addon inside it (the
-# simulator's wall clock), not Python or other programs: see scripts/clock/node.
+# Needs Debian's faketime package (libfaketime). Only node is moved (and the addon inside it: the
+# simulator's wall clock), not Python, openssl or redis-server: preloaded into them, libfaketime
+# breaks their poll timeouts and jemalloc's clock_gettime. So a `node` put first on PATH preloads
+# it, and every node it starts drops the preload from its environment again, while process.execPath
+# names that wrapper, so that the node processes it spawns keep the moved clock. The wrapper has
+# everything written into it (no environment of its own), because tests spawn node with an
+# environment of their choosing.
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 <ISO instant | saturday | sunday> <command...>" >&2; exit 2; }
 when=$1; shift
 lib=${TRADEAPI_FAKETIME_LIB:-/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1}
@@ -18,9 +22,22 @@ case "$when" in
   *) target=$(date -u -d "$when" +%s) ;;
 esac
 real=$(command -v node)
-[ "$real" != "$here/node" ] || { echo "scripts/clock/node is already first on PATH" >&2; exit 2; }
-export TRADEAPI_REAL_NODE=$real
-export FAKETIME="+$((target - $(date -u +%s)))"
-export PATH="$here:$PATH"
-echo "clock: node runs from $(date -u -d "@$target" +%Y-%m-%dT%H:%M:%SZ) (FAKETIME=$FAKETIME)" >&2
-exec "$@"
+offset="+$((target - $(date -u +%s)))"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/tradeapi-clock.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+cat >"$dir/unpreload.cjs" <<JS
+// Written by scripts/clock/on.sh: no child of this node inherits libfaketime, and node children
+// started through process.execPath go through the wrapper again.
+'use strict';
+delete process.env.LD_PRELOAD;
+process.execPath = '$dir/node';
+JS
+cat >"$dir/node" <<SH
+#!/bin/sh
+# Written by scripts/clock/on.sh: node with its wall clock moved by $offset s (libfaketime).
+LD_PRELOAD='$lib' FAKETIME='$offset' FAKETIME_DONT_FAKE_MONOTONIC=1 exec '$real' --require '$dir/unpreload.cjs' "\$@"
+SH
+chmod +x "$dir/node"
+export PATH="$dir:$PATH"
+echo "clock: node runs from $(date -u -d "@$target" +%Y-%m-%dT%H:%M:%SZ) (FAKETIME=$offset)" >&2
+"$@"
