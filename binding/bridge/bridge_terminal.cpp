@@ -25,12 +25,35 @@ struct WireError {
   std::string message;
 };
 
+// What a member of an ERROR should have been and what it was, for a message that says so.
+const char* json_type(const json& v) {
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  return v.is_string() ? "a string" : v.is_array() ? "an array" : v.is_object() ? "an object"
+       : v.is_boolean() ? "a boolean" : "null";
+}
+
+// {kind, code, message}; a member missing or of the wrong type makes the message say so (a bare
+// "bridge: " told the operator nothing).
 WireError parse_error(const std::string& payload) {
   json j = parse_json_object(payload, "ERROR");
   WireError e;
+  std::string wrong;
+  auto note = [&](const char* name, const char* expected) {
+    if (!wrong.empty()) wrong += "; ";
+    std::string was = j.contains(name) ? std::string(" is ") + json_type(j[name]) : std::string(" is missing");
+    wrong += std::string(name) + was + ", expected " + expected;
+  };
   if (j.contains("kind") && j["kind"].is_string()) e.kind = j["kind"].get<std::string>();
+  else note("kind", "a string");
   if (j.contains("code") && j["code"].is_number_integer()) e.code = j["code"].get<int64_t>();
+  else note("code", "an integer");
   if (j.contains("message") && j["message"].is_string()) e.message = j["message"].get<std::string>();
+  else note("message", "a string");
+  if (!wrong.empty()) {
+    std::string said = e.message.empty() ? std::string() : " (message: " + e.message.substr(0, 200) + ")";
+    e.message = "bridge sent a malformed ERROR" + std::string(e.kind.empty() ? "" : " " + e.kind) + ": " + wrong + said;
+  }
   return e;
 }
 
@@ -72,7 +95,16 @@ int default_io_timeout_ms(int64_t queue_timeout_ms) {
 }
 
 json parse_json_object(const std::string& payload, const char* frame) {
-  json j = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  // The callback sees each container as it opens, with the number of enclosing ones: throwing
+  // there stops the parse before anything deeper is built (a check of the parsed value would come
+  // too late: 16 MiB of "[[[[" is ~600 MB once built).
+  auto bound = [frame](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxJsonDepth)
+      throw ProtocolError(std::string(frame) + " payload is nested more than " + std::to_string(kMaxJsonDepth) + " deep");
+    return true;
+  };
+  json j = json::parse(payload, bound, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw ProtocolError(std::string(frame) + " payload is not a JSON object");
   return j;
 }
@@ -81,7 +113,7 @@ TerminalError error_from_frame(const std::string& payload) { return to_terminal_
 
 // ---- Connection -----------------------------------------------------------------------------
 
-std::unique_ptr<Connection> Connection::open(const BridgeOptions& o) {
+std::unique_ptr<Connection> Connection::open(const BridgeOptions& o, std::shared_ptr<Interrupter> interrupter) {
   auto c = std::make_unique<Connection>();
   const std::string where = o.host + ":" + std::to_string(o.port);
   try {
@@ -89,23 +121,37 @@ std::unique_ptr<Connection> Connection::open(const BridgeOptions& o) {
   } catch (const SocketError& e) {
     throw unavailable(std::string("bridge unreachable: ") + e.what());
   }
+  if (!interrupter->add(c->socket_.handle())) throw unavailable("bridge client closed");
+  c->interrupter_ = std::move(interrupter);
+  // One deadline for the whole handshake, as the bridge has (§4), and only small frames.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.handshake_timeout_ms);
   try {
-    Frame hello = c->read();
+    Frame hello = c->read(kMaxHandshakePayload, deadline);
     if (hello.header.type != FrameType::Hello) throw ProtocolError("expected HELLO");
     json h = parse_json_object(hello.payload, "HELLO");
-    if (!h.contains("protocol") || h["protocol"] != 1)
-      throw unavailable("bridge at " + where + " speaks protocol " + h.value("protocol", json()).dump() + ", this client 1");
+    if (!h.contains("protocol") || h["protocol"] != 1) {
+      // Version skew (the bridge is upgraded on its host apart from the gateway): said here, at
+      // the handshake, in words an operator can act on; /health reports `version_mismatch`.
+      std::string bridge;
+      if (h.contains("bridge") && h["bridge"].is_string()) bridge = " (bridge " + h["bridge"].get<std::string>().substr(0, 64) + ")";
+      std::string theirs = h.value("protocol", json()).dump().substr(0, 64);
+      throw VersionSkew("bridge at " + where + " speaks protocol " + theirs + bridge +
+                        ", this gateway speaks protocol 1: upgrade the older of the two");
+    }
     std::string ns;
     if (!h.contains("nonce") || !h["nonce"].is_string() || !from_hex(h["nonce"].get<std::string>(), ns) || ns.size() != 32)
       throw ProtocolError("HELLO nonce is not 32 hex-encoded bytes");
     std::string nc = random_bytes(32);
     c->write_json(FrameType::Auth, 0,
                   json{{"protocol", 1}, {"nonce", to_hex(nc.data(), nc.size())}, {"mac", mac_hex(o.secret, kClientLabel, ns, nc)}});
-    Frame reply = c->read();
+    Frame reply = c->read(kMaxHandshakePayload, deadline);
     if (reply.header.type == FrameType::Error) {
       WireError e = parse_error(reply.payload);
       if (e.kind == "auth_failed")
         throw unavailable("bridge at " + where + " refused authentication: TRADEAPI_BRIDGE_SECRET differs from the bridge's");
+      if (e.kind == "protocol")  // the bridge does not speak our version (§4)
+        throw VersionSkew("bridge at " + where + " refused this gateway's protocol 1: " + e.message +
+                          "; upgrade the older of the two");
       throw unavailable("bridge at " + where + " refused the handshake: " + e.kind + " " + e.message);
     }
     if (reply.header.type != FrameType::AuthOk) throw ProtocolError("expected AUTH_OK");
@@ -116,6 +162,7 @@ std::unique_ptr<Connection> Connection::open(const BridgeOptions& o) {
     if (!equal_constant_time(got, expected))
       throw unavailable("bridge at " + where + " failed to prove the shared secret (not our bridge?); connection closed");
     c->socket_.set_io_timeout(o.io_timeout_ms);
+    c->io_timeout_ms_ = o.io_timeout_ms;
   } catch (const SocketError& e) {
     throw unavailable("bridge handshake with " + where + " failed: " + e.what());
   } catch (const ProtocolError& e) {
@@ -148,11 +195,20 @@ void Connection::write_json(FrameType type, uint32_t request_id, const json& j) 
 }
 
 Frame Connection::read() {
+  auto deadline = io_timeout_ms_ > 0 ? std::chrono::steady_clock::now() + std::chrono::milliseconds(io_timeout_ms_)
+                                     : Socket::Deadline::max();
+  return read(kMaxPayload, deadline);
+}
+
+Frame Connection::read(uint32_t max_length, Socket::Deadline deadline) {
   uint8_t h[kHeaderSize];
-  if (!socket_.recv_exact(h, sizeof h, /*allow_eof=*/true)) throw SocketError("connection closed by the bridge");
+  if (!socket_.recv_exact(h, sizeof h, /*allow_eof=*/true, deadline)) throw SocketError("connection closed by the bridge");
   Frame f{decode_header(h), {}};
+  if (f.header.length > max_length)
+    throw ProtocolError(std::string(frame_type_name(f.header.type)) + " of " + std::to_string(f.header.length) +
+                        " bytes before authentication (at most " + std::to_string(max_length) + ")");
   f.payload.resize(f.header.length);
-  if (f.header.length > 0) socket_.recv_exact(f.payload.data(), f.payload.size());
+  if (f.header.length > 0) socket_.recv_exact(f.payload.data(), f.payload.size(), false, deadline);
   return f;
 }
 
@@ -184,6 +240,7 @@ void Connection::finish_cancel() {
 // ---- ConnectionPool -------------------------------------------------------------------------
 
 std::unique_ptr<Connection> ConnectionPool::acquire(bool& reused) {
+  if (interrupter_->interrupted()) throw unavailable("bridge client closed");
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!idle_.empty()) {
@@ -200,14 +257,22 @@ std::unique_ptr<Connection> ConnectionPool::acquire(bool& reused) {
   }
   reused = false;
   try {
-    auto c = Connection::open(options_);
+    auto c = Connection::open(options_, interrupter_);
     std::lock_guard<std::mutex> lock(mu_);
     delay_ms_ = 0;
     next_attempt_ = {};
     unreachable_since_ = 0;
+    skew_ = false;
     return c;
+  } catch (const VersionSkew& e) {
+    failed(e.what());
+    std::lock_guard<std::mutex> lock(mu_);
+    skew_ = true;
+    throw;
   } catch (const TerminalError& e) {
     failed(e.what());
+    std::lock_guard<std::mutex> lock(mu_);
+    skew_ = false;
     throw;
   }
 }
@@ -224,6 +289,38 @@ void ConnectionPool::failed(const std::string& why) {
   last_failure_ = why;
   if (unreachable_since_ == 0) unreachable_since_ = unix_now();
   idle_.clear();  // they reach the same bridge: presumably gone too
+}
+
+void ConnectionPool::interrupt() {
+  interrupter_->interrupt();  // first: idle connections' destructors take the interrupter's lock
+  std::vector<std::unique_ptr<Connection>> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle.swap(idle_);
+  }
+}
+
+void ConnectionPool::stalled(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stalled_since_ == 0) stalled_since_ = unix_now();
+  stalled_why_ = why;
+}
+
+void ConnectionPool::answered() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stalled_since_ = 0;
+  stalled_why_.clear();
+}
+
+double ConnectionPool::stalled_since(std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  why = stalled_why_;
+  return stalled_since_;
+}
+
+bool ConnectionPool::version_skew() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return skew_;
 }
 
 double ConnectionPool::unreachable_since() {
@@ -291,6 +388,7 @@ class BridgeCursor : public SeriesCursor<Columns> {
       f = conn_->read();
       if (f.header.request_id != id_) throw ProtocolError("frame for another request");
     } catch (const SocketTimeout& e) {
+      pool_->stalled("bridge series " + where() + ": " + e.what());
       fail(timed_out("bridge series " + where() + ": " + e.what()), false);
     } catch (const SocketError& e) {
       fail(unavailable("bridge connection lost during " + where() + ": " + e.what()), true);
@@ -365,6 +463,8 @@ class BridgeCursor : public SeriesCursor<Columns> {
 // first checked with PING, so a REQUEST is only ever sent once.
 std::pair<std::unique_ptr<Connection>, Frame> exchange(ConnectionPool& pool, const json& request, const char* op,
                                                        bool retry_safe) {
+  // bridge_status never waits for the terminal: its answer says nothing about stuck calls.
+  const bool status_op = std::string(op) == "bridge_status";
   for (int attempt = 0;; ++attempt) {
     bool reused = false;
     auto c = pool.acquire(reused);
@@ -374,7 +474,9 @@ std::pair<std::unique_ptr<Connection>, Frame> exchange(ConnectionPool& pool, con
         c->finish_cancel();
       } catch (const SocketTimeout&) {  // a hung bridge: waiting on a fresh connection would not help
         c->close();
-        throw timed_out(std::string("bridge did not finish a cancelled series in time (before ") + op + ")");
+        std::string why = std::string("bridge did not finish a cancelled series in time (before ") + op + ")";
+        pool.stalled(why);
+        throw timed_out(why);
       } catch (const std::exception&) {  // SocketError, ProtocolError: that connection is done
         c->close();
         --attempt;  // not the request's fault: the pool has fewer idle connections now
@@ -393,10 +495,13 @@ std::pair<std::unique_ptr<Connection>, Frame> exchange(ConnectionPool& pool, con
       c->write_json(FrameType::Request, id, request);
       Frame f = c->read();
       if (f.header.request_id != id) throw ProtocolError("reply carries another request id");
+      if (!status_op) pool.answered();
       return {std::move(c), std::move(f)};
     } catch (const SocketTimeout& e) {
       c->close();
-      throw timed_out(std::string("bridge did not answer ") + op + " in time");
+      std::string why = std::string("bridge did not answer ") + op + " in time";
+      if (!status_op) pool.stalled(why);
+      throw timed_out(why);
     } catch (const SocketError& e) {
       c->close();
       if (reused && attempt == 0 && (retry_safe || !sent)) continue;
@@ -560,6 +665,7 @@ BridgeStatus BridgeTerminal::bridge_status() {
     // timeout means the bridge itself does not answer).
     if (e.kind() != ErrorKind::Unavailable && e.kind() != ErrorKind::Timeout) throw;
     st.reachable = false;
+    st.version_mismatch = pool_->version_skew();
     st.since = pool_->unreachable_since();
     st.error = LastError{e.code(), e.what()};
     return st;
@@ -568,6 +674,15 @@ BridgeStatus BridgeTerminal::bridge_status() {
     throw TerminalError(ErrorKind::CallFailed, -1, "bridge answer to bridge_status is not a status object");
   st.reachable = true;
   st.terminal_connected = v["terminal_connected"].get<bool>();
+  std::string why;
+  if (double stalled = pool_->stalled_since(why); stalled != 0) {
+    // The bridge answers this op but its calls time out: say so rather than "ok".
+    st.answering = false;
+    st.since = stalled;
+    st.error = LastError{-10005, why};
+    if (v.contains("reconnects") && v["reconnects"].is_number_integer()) st.reconnects = v["reconnects"].get<int64_t>();
+    return st;
+  }
   if (v.contains("since") && v["since"].is_number()) st.since = v["since"].get<double>();
   if (v.contains("reconnects") && v["reconnects"].is_number_integer()) st.reconnects = v["reconnects"].get<int64_t>();
   if (v.contains("last_error") && v["last_error"].is_object()) {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frame.h"
+#include "interrupter.h"
 #include "socket.h"
 #include "terminal/terminal.h"
 
@@ -59,6 +60,13 @@ struct BridgeOptions {
   size_t max_idle = 4;
 };
 
+// The bridge and this client speak different protocol versions (§4): Unavailable, and /health
+// says `version_mismatch` rather than `unreachable`.
+class VersionSkew : public TerminalError {
+ public:
+  explicit VersionSkew(const std::string& why) : TerminalError(ErrorKind::Unavailable, -10004, why) {}
+};
+
 struct Frame {
   FrameHeader header;
   std::string payload;
@@ -69,13 +77,20 @@ class Connection {
  public:
   // Connects and runs the handshake; throws TerminalError (Unavailable) with a reason that never
   // contains the secret.
-  static std::unique_ptr<Connection> open(const BridgeOptions& options);
+  // Its socket is registered with `interrupter` while open.
+  static std::unique_ptr<Connection> open(const BridgeOptions& options, std::shared_ptr<Interrupter> interrupter);
+  ~Connection() { close(); }
 
   uint32_t next_request_id();
   void write(FrameType type, uint32_t request_id, const void* payload, size_t n);
   void write_json(FrameType type, uint32_t request_id, const nlohmann::json& j);
-  Frame read();  // throws SocketError / ProtocolError
-  void close() { socket_.close(); }
+  // One whole frame within the I/O timeout, however its bytes are spread (SocketTimeout past
+  // it); throws SocketError / ProtocolError.
+  Frame read();
+  void close() {
+    if (interrupter_ && socket_.is_open()) interrupter_->remove(socket_.handle());
+    socket_.close();
+  }
 
   // Sends SERIES_CANCEL for series `id` (§7); finish_cancel() later reads the rest of it.
   void cancel_series(uint32_t id);
@@ -85,7 +100,12 @@ class Connection {
   void finish_cancel();
 
  private:
+  // A frame of at most max_length bytes, complete by deadline.
+  Frame read(uint32_t max_length, Socket::Deadline deadline);
+
+  std::shared_ptr<Interrupter> interrupter_;
   Socket socket_;
+  int io_timeout_ms_ = 0;  // per frame after the handshake; 0 = none
   uint32_t last_id_ = 0;
   uint32_t cancelling_ = 0;
 };
@@ -93,7 +113,8 @@ class Connection {
 // Connections shared by the terminal and its open cursors.
 class ConnectionPool {
  public:
-  explicit ConnectionPool(BridgeOptions options) : options_(std::move(options)) {}
+  explicit ConnectionPool(BridgeOptions options)
+      : options_(std::move(options)), interrupter_(std::make_shared<Interrupter>()) {}
   // An idle connection (reused = true) or a new one; throws Unavailable during backoff or when
   // the bridge cannot be reached/authenticated.
   std::unique_ptr<Connection> acquire(bool& reused);
@@ -102,15 +123,33 @@ class ConnectionPool {
   void failed(const std::string& why);
   // When the bridge became unreachable (Unix seconds), 0 while it is reachable.
   double unreachable_since();
+  // Whether the last connection attempt failed on a protocol version mismatch.
+  bool version_skew();
   const BridgeOptions& options() const { return options_; }
+
+  // Closing the terminal: every connection is shut down (blocked calls fail at once) and no new
+  // one is opened.
+  void interrupt();
+
+  // A bridge that authenticates and answers bridge_status but lets terminal calls time out is
+  // not "ok" (/health, §9): stalled() notes a call's reply that missed its deadline, answered()
+  // a call's complete reply. stalled_since() is when the first missed reply since the last
+  // answer happened (Unix seconds, 0 = none), `why` its reason.
+  void stalled(const std::string& why);
+  void answered();
+  double stalled_since(std::string& why);
 
  private:
   BridgeOptions options_;
+  std::shared_ptr<Interrupter> interrupter_;
+  double stalled_since_ = 0;
+  std::string stalled_why_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;
   std::chrono::steady_clock::time_point next_attempt_{};
   int delay_ms_ = 0;
   std::string last_failure_;
+  bool skew_ = false;
   double unreachable_since_ = 0;  // first failure since the last successful connect (system clock)
 };
 
@@ -123,8 +162,13 @@ struct BridgeStatus {
   double since = 0;  // Unix seconds; 0 = unknown
   std::optional<LastError> error;
   int64_t reconnects = 0;
+  // Reachable but letting calls time out (see ConnectionPool::stalled): since/error say when and why.
+  bool answering = true;
+  // Unreachable because the bridge speaks another protocol version (error says which).
+  bool version_mismatch = false;
 };
 
+// Parses a JSON object payload nested at most kMaxJsonDepth deep; anything else is a ProtocolError.
 nlohmann::json parse_json_object(const std::string& payload, const char* frame);
 // {kind, code, message} of an ERROR frame as the addon's error.
 TerminalError error_from_frame(const std::string& payload);
@@ -172,6 +216,8 @@ class BridgeTerminal : public Terminal {
   // that /health answers while a slow terminal call holds the worker. Throws only for answers
   // that are neither a status nor "unreachable" (e.g. a bridge without the op).
   BridgeStatus bridge_status();
+
+  void interrupt() override { pool_->interrupt(); }
 
  private:
   // One REQUEST -> RESULT value; ERROR -> TerminalError. `retry_safe`: may be re-sent once on a

@@ -11,6 +11,12 @@ namespace tradeapi::bridge {
 constexpr size_t kHeaderSize = 16;
 constexpr uint32_t kMaxPayload = 16u * 1024 * 1024;
 constexpr uint8_t kVersion = 1;
+// Before AUTH_OK the peer has proved nothing: HELLO, AUTH_OK and a handshake ERROR are a few
+// hundred bytes, so a larger frame is refused from its header (nothing reserved, nothing awaited).
+constexpr uint32_t kMaxHandshakePayload = 4096;
+// JSON payloads nest a few levels (a record inside RESULT's value, a dtype's fields); a deeper
+// one is refused while parsing, before it is built: 16 MiB of "[[[[" would otherwise cost ~600 MB.
+constexpr int kMaxJsonDepth = 32;
 
 enum class FrameType : uint8_t {
   Hello = 0x01,

@@ -1,5 +1,6 @@
 #include "socket.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -63,6 +64,20 @@ void apply_io_timeout(Socket::Handle fd, int ms) {
   tv.tv_usec = static_cast<suseconds_t>((ms % 1000) * 1000);
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+#endif
+}
+
+// The receive timeout alone (sends keep theirs), at least 1 ms: 0 would mean "wait for ever".
+void apply_recv_timeout(Socket::Handle fd, int ms) {
+  if (ms < 1) ms = 1;
+#ifdef _WIN32
+  DWORD tv = static_cast<DWORD>(ms);
+  setsockopt(static_cast<SOCKET>(fd), SOL_SOCKET, SO_RCVTIMEO, reinterpret_cast<const char*>(&tv), sizeof tv);
+#else
+  timeval tv{};
+  tv.tv_sec = ms / 1000;
+  tv.tv_usec = static_cast<suseconds_t>((ms % 1000) * 1000);
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 #endif
 }
 
@@ -184,10 +199,17 @@ void Socket::send_all(const void* data, size_t n) {
   }
 }
 
-bool Socket::recv_exact(void* data, size_t n, bool allow_eof) {
+bool Socket::recv_exact(void* data, size_t n, bool allow_eof) { return recv_exact(data, n, allow_eof, Deadline::max()); }
+
+bool Socket::recv_exact(void* data, size_t n, bool allow_eof, Deadline deadline) {
   char* p = static_cast<char*>(data);
   size_t got = 0;
   while (got < n) {
+    if (deadline != Deadline::max()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) throw SocketTimeout("no complete frame from the bridge in time");
+      apply_recv_timeout(fd_, static_cast<int>(std::min<long long>(left, 1LL << 30)));
+    }
 #ifdef _WIN32
     size_t want = n - got;
     int r = ::recv(static_cast<SOCKET>(fd_), p + got, want > (1u << 30) ? (1 << 30) : static_cast<int>(want), 0);
@@ -211,6 +233,15 @@ bool Socket::recv_exact(void* data, size_t n, bool allow_eof) {
 
 void Socket::set_io_timeout(int ms) {
   if (fd_ != kInvalid) apply_io_timeout(fd_, ms);
+}
+
+void Socket::shutdown_handle(Handle h) {
+  if (h == kInvalid) return;
+#ifdef _WIN32
+  ::shutdown(static_cast<SOCKET>(h), SD_BOTH);
+#else
+  ::shutdown(h, SHUT_RDWR);
+#endif
 }
 
 void Socket::close() {

@@ -2,6 +2,7 @@
 // cross build, scripts/build-win.sh). Failures throw SocketError; a read or write that outlasts the
 // I/O timeout throws SocketTimeout.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -37,11 +38,19 @@ class Socket {
   static Socket connect(const std::string& host, uint16_t port, int connect_timeout_ms, int io_timeout_ms);
 
   bool is_open() const { return fd_ != kInvalid; }
+  Handle handle() const { return fd_; }
+  // Shuts a socket down in both directions from any thread: a recv()/send() blocked on it returns
+  // at once (the handle stays open; its owner closes it).
+  static void shutdown_handle(Handle h);
   void set_io_timeout(int ms);
   void send_all(const void* data, size_t n);
   // Reads exactly n bytes. Returns false on EOF before the first byte (only when allow_eof);
   // EOF inside the n bytes throws SocketError.
   bool recv_exact(void* data, size_t n, bool allow_eof = false);
+  // The same within a deadline for all n bytes, however they are spread: a peer that sends a byte
+  // now and then cannot hold the caller beyond it (each recv() waits only for what is left).
+  using Deadline = std::chrono::steady_clock::time_point;
+  bool recv_exact(void* data, size_t n, bool allow_eof, Deadline deadline);
   void close();
 
  private:

@@ -121,6 +121,11 @@ Napi::Object TerminalWrap::Create(Napi::Env env, std::shared_ptr<Terminal> termi
   return obj;
 }
 
+TerminalWrap::~TerminalWrap() {
+  // The workers' destructors join too (environment teardown, process.exit without close()).
+  if (terminal_) terminal_->interrupt();
+}
+
 TerminalWrap::TerminalWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TerminalWrap>(info) {
   if (!pending.terminal) throw Napi::TypeError::New(info.Env(), "use createSimTerminal()");
   terminal_ = std::move(pending.terminal);
@@ -317,12 +322,19 @@ Napi::Value TerminalWrap::BridgeStatus(const Napi::CallbackInfo& info) {
         o.Set("last_error", e.Null());
       }
       o.Set("reconnects", Napi::Number::New(e, static_cast<double>(st->reconnects)));
+      o.Set("answering", Napi::Boolean::New(e, st->answering));
+      o.Set("version_mismatch", Napi::Boolean::New(e, st->version_mismatch));
       return o;
     };
   });
 }
 
+// Close() joins the workers on the JS thread. Interrupting the terminal first makes a call blocked
+// on a bridge that stopped answering fail at once (and the queued ones after it), so closing never
+// blocks the event loop beyond a call that cannot block anyway; before, a trickling bridge kept
+// the process alive through two SIGTERMs (issue 22 item 2).
 Napi::Value TerminalWrap::Close(const Napi::CallbackInfo& info) {
+  if (terminal_) terminal_->interrupt();
   if (status_worker_) status_worker_->Close();
   worker_->Close();
   return info.Env().Undefined();

@@ -20,6 +20,8 @@ class TerminalWrap : public Napi::ObjectWrap<TerminalWrap> {
                              size_t max_waiting = 0);
 
   explicit TerminalWrap(const Napi::CallbackInfo& info);
+  // Interrupts the terminal before its workers are joined (see Close).
+  ~TerminalWrap() override;
 
   Worker& worker() { return *worker_; }
   const std::shared_ptr<Terminal>& terminal() const { return terminal_; }

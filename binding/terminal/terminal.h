@@ -36,6 +36,11 @@ class Terminal {
  public:
   virtual ~Terminal() = default;
 
+  // Called from the JS thread when the terminal is closed: calls in flight on the worker fail at
+  // once and later ones are refused, so that closing never waits on a remote peer (a bridge).
+  // Terminals whose calls cannot block need nothing.
+  virtual void interrupt() {}
+
   virtual Version version() = 0;
   virtual LastError last_error() = 0;
   virtual TerminalInfo terminal_info() = 0;

@@ -542,3 +542,187 @@ TEST(FakeBridge, CancelThatIsNeverAnsweredTimesOut) {
   EXPECT_KIND(t.symbols_total(), ErrorKind::Timeout);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
+
+// ---- Bounds on what the client parses and how long a frame may take (issue 22 items 10, 2) ----
+
+namespace {
+
+std::string nested_arrays(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// The message of the TerminalError `stmt` throws ("" if it throws none).
+template <typename F>
+std::string error_of(F&& f, ErrorKind* kind = nullptr) {
+  try {
+    f();
+  } catch (const TerminalError& e) {
+    if (kind) *kind = e.kind();
+    return e.what();
+  }
+  return "";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+// An impostor's HELLO declaring 16 MiB: refused from its header (the client reserves nothing and
+// waits for none of it), as the bridge refuses a large AUTH.
+TEST(FakeBridgeBounds, OversizedHelloIsRefusedFromItsHeader) {
+  FakeBridge fb([](Peer& p, int) {
+    auto h = encode_header(FrameType::Hello, 0, kMaxPayload);
+    p.send_raw(h.data(), h.size());
+    p.send_raw("[[[[[[[[", 8);
+    p.wait_closed(3000);
+  });
+  BridgeTerminal t(fb.options());
+  auto start = std::chrono::steady_clock::now();
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Unavailable) << why;
+  EXPECT_NE(why.find("4096"), std::string::npos) << why;
+  EXPECT_LT(seconds_since(start), 1.0) << why;
+}
+
+// A small HELLO nested deeper than any handshake needs: refused without building it.
+TEST(FakeBridgeBounds, DeeplyNestedHelloIsRefused) {
+  FakeBridge fb([](Peer& p, int) {
+    p.send(FrameType::Hello, 0, "{\"protocol\":1,\"nonce\":" + nested_arrays(2000) + "}");
+    p.wait_closed(3000);
+  });
+  BridgeTerminal t(fb.options());
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Unavailable) << why;
+  EXPECT_NE(why.find("nested"), std::string::npos) << why;
+}
+
+// After authentication: a RESULT nested 100 000 deep is a protocol error, not a value to build.
+TEST(FakeBridgeBounds, DeeplyNestedResultIsAProtocolError) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    p.send(FrameType::Result, id, "{\"value\":" + nested_arrays(100000) + "}");
+    p.wait_closed(3000);
+  });
+  BridgeTerminal t(fb.options());
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Unavailable) << why;
+  EXPECT_NE(why.find("nested"), std::string::npos) << why;
+}
+
+// Records nest a few levels (order_check's request inside its result): well inside the bound.
+TEST(FakeBridgeBounds, OrdinaryNestingIsAccepted) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    p.send(FrameType::Result, id, "{\"value\":[[[[[[[[1]]]]]]]]}");
+    id = p.read_request();
+    p.send_json(FrameType::Result, id, {{"value", 3}});
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::CallFailed) << why;  // an array, not an integer: the record's fault
+  EXPECT_EQ(t.symbols_total(), 3);
+}
+
+// An ERROR whose members have the wrong types says so instead of "bridge: ".
+TEST(FakeBridgeBounds, MalformedErrorFrameSaysWhatWasWrong) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    p.send_json(FrameType::Error, id, {{"kind", 5}, {"code", "x"}, {"message", json::array({"a"})}});
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options());
+  std::string why = error_of([&] { t.symbols_total(); });
+  EXPECT_NE(why.find("malformed ERROR"), std::string::npos) << why;
+  EXPECT_NE(why.find("kind"), std::string::npos) << why;
+  EXPECT_NE(why.find("code"), std::string::npos) << why;
+  EXPECT_NE(why.find("message"), std::string::npos) << why;
+}
+
+// A reply begun and then trickled (a byte every 100 ms) times out as a whole frame: the I/O
+// timeout bounds the frame, not each recv().
+TEST(FakeBridgeBounds, TrickledReplyTimesOutAsAWholeFrame) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    uint32_t id = p.read_request();
+    std::string body = "{\"value\":7}" + std::string(89, ' ');
+    auto h = encode_header(FrameType::Result, id, static_cast<uint32_t>(body.size()));
+    p.send_raw(h.data(), h.size());
+    for (char ch : body) {
+      p.send_raw(&ch, 1);
+      if (p.wait_closed(100)) return;
+    }
+    p.wait_closed();
+  });
+  BridgeTerminal t(fb.options(/*io_timeout_ms=*/400));
+  auto start = std::chrono::steady_clock::now();
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Timeout) << why;
+  EXPECT_LT(seconds_since(start), 2.0) << why;
+}
+
+// The same before authentication: the handshake has one deadline, however its bytes are spread.
+TEST(FakeBridgeBounds, TrickledHelloTimesOutAsAWhole) {
+  FakeBridge fb([](Peer& p, int) {
+    std::string body = "{\"protocol\":1,\"nonce\":\"" + std::string(64, 'a') + "\"}";
+    auto h = encode_header(FrameType::Hello, 0, static_cast<uint32_t>(body.size()));
+    p.send_raw(h.data(), h.size());
+    for (char ch : body) {
+      p.send_raw(&ch, 1);
+      if (p.wait_closed(100)) return;
+    }
+    p.wait_closed();
+  });
+  BridgeOptions o = fb.options();
+  o.handshake_timeout_ms = 400;
+  BridgeTerminal t(o);
+  auto start = std::chrono::steady_clock::now();
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Unavailable) << why;
+  EXPECT_LT(seconds_since(start), 2.0) << why;
+}
+
+// Closing the terminal (interrupt(), from the JS thread) fails a call blocked on a silent bridge at
+// once, and refuses later ones: shutdown never waits on the bridge.
+TEST(FakeBridgeBounds, InterruptUnblocksACallInFlight) {
+  FakeBridge fb([](Peer& p, int) {
+    if (!p.handshake()) return;
+    p.read_request();
+    p.wait_closed(10000);
+  });
+  BridgeTerminal t(fb.options(/*io_timeout_ms=*/8000));
+  std::string why;
+  auto start = std::chrono::steady_clock::now();
+  std::thread call([&] { why = error_of([&] { t.symbols_total(); }); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  t.interrupt();
+  call.join();
+  EXPECT_LT(seconds_since(start), 2.0) << why;
+  EXPECT_FALSE(why.empty());
+  EXPECT_NE(error_of([&] { t.symbols_total(); }).find("closed"), std::string::npos);
+}
+
+// Version skew is named at the handshake, with both versions and the bridge's own version string.
+TEST(FakeBridgeBounds, ProtocolMismatchNamesBothVersions) {
+  FakeBridge fb([](Peer& p, int) {
+    p.send_json(FrameType::Hello, 0, {{"protocol", 2}, {"nonce", std::string(64, 'a')}, {"bridge", "0.9.0"}});
+    p.wait_closed(3000);
+  });
+  BridgeTerminal t(fb.options());
+  ErrorKind kind{};
+  std::string why = error_of([&] { t.symbols_total(); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Unavailable);
+  EXPECT_NE(why.find("speaks protocol 2 (bridge 0.9.0), this gateway speaks protocol 1"), std::string::npos) << why;
+  BridgeStatus st = t.bridge_status();
+  EXPECT_FALSE(st.reachable);
+  EXPECT_TRUE(st.version_mismatch);
+}

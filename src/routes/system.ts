@@ -12,9 +12,14 @@ const VersionSchema = recordSchema('Version', VersionColumns);
 
 const BridgeHealthSchema = Type.Object(
   {
-    state: Type.Union([Type.Literal('ok'), Type.Literal('terminal_down'), Type.Literal('unreachable')], {
-      description: "'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'terminal_down': the bridge answers but its terminal is not connected",
-    }),
+    state: Type.Union(
+      [Type.Literal('ok'), Type.Literal('terminal_down'), Type.Literal('not_answering'), Type.Literal('unreachable'), Type.Literal('version_mismatch')],
+      {
+        description:
+          "'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'version_mismatch': the bridge speaks another protocol version (last_error says which: upgrade the older side); " +
+          "'not_answering': the bridge answers its status but terminal calls have been timing out since `since`; 'terminal_down': the bridge answers but its terminal is not connected",
+      },
+    ),
     reachable: Type.Boolean({ description: 'The bridge answers and accepts the shared secret' }),
     terminal_connected: Type.Boolean({ description: "The bridge's terminal is connected (false while unreachable)" }),
     since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
@@ -52,7 +57,9 @@ function bridgeHealth(r: PromiseSettledResult<BridgeStatus>): BridgeHealth {
     return { state: 'unreachable', reachable: false, terminal_connected: false, since: null, last_error: last, reconnects: 0 };
   }
   const s = r.value;
-  const state = !s.reachable ? 'unreachable' : s.terminal_connected ? 'ok' : 'terminal_down';
+  const state = !s.reachable
+    ? s.version_mismatch === true ? 'version_mismatch' : 'unreachable'
+    : s.answering === false ? 'not_answering' : s.terminal_connected ? 'ok' : 'terminal_down';
   return {
     state,
     reachable: s.reachable,

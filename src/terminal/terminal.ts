@@ -51,6 +51,10 @@ export interface BridgeStatus {
   since: number | null;
   last_error: { code: number; message: string } | null;
   reconnects: number;
+  /** false: reachable, but terminal calls have timed out since `since` (a bridge that stopped answering). */
+  answering?: boolean;
+  /** true: unreachable because the bridge speaks another protocol version (`last_error` says which). */
+  version_mismatch?: boolean;
 }
 
 export interface Terminal {
