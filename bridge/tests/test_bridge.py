@@ -85,6 +85,19 @@ class Served(unittest.TestCase):
             self.assertNotIn(secret, log)
         self.assertIn('"password":"<set>"', log)  # it was configured, only its value is hidden
 
+    def test_protocol_mismatch_names_both_versions(self):
+        # Version skew (issue 22 item 11): a gateway of another protocol version is told which one
+        # this bridge speaks, and the bridge's log names both, at the handshake.
+        s = self.raw()
+        frames.send_json(s, frames.AUTH, 0, {"protocol": 2, "nonce": "00" * 32, "mac": "00" * 32})
+        f = frames.read_frame(s)
+        self.assertEqual(f.type, frames.ERROR)
+        body = frames.decode_json(f)
+        self.assertEqual((body["kind"], body["code"]), ("protocol", -5))
+        self.assertIn("this bridge speaks 1", body["message"])
+        e = self.bridge.wait_event("auth_refused", lambda e: e.get("reason") == "protocol version")
+        self.assertEqual((e.get("client_protocol"), e.get("bridge_protocol")), (2, 1))
+
     def raw(self):
         s = socket.create_connection(("127.0.0.1", self.bridge.port), timeout=10)
         self.addCleanup(s.close)

@@ -97,7 +97,9 @@ class Connection(object):
             frames.send_json(self.sock, frames.ERROR, frame.request_id, {
                 "kind": errors.PROTOCOL, "code": -5,
                 "message": "protocol %r not supported; this bridge speaks %d" % (body.get("protocol"), PROTOCOL_VERSION)})
-            log.event("auth_refused", peer=self.peer, reason="protocol version")
+            # Both versions in the log: version skew is named at the handshake (issue 22 item 11).
+            log.event("auth_refused", peer=self.peer, reason="protocol version",
+                      client_protocol=body.get("protocol"), bridge_protocol=PROTOCOL_VERSION)
             return False
         client_nonce = auth.parse_hex(body.get("nonce"), auth.NONCE_BYTES)
         proof = auth.parse_hex(body.get("mac"), 32)
