@@ -682,8 +682,8 @@ export interface operations {
                         };
                         /** BridgeHealth */
                         bridge?: {
-                            /** @description 'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'terminal_down': the bridge answers but its terminal is not connected */
-                            state: "ok" | "terminal_down" | "unreachable";
+                            /** @description 'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'version_mismatch': the bridge speaks another protocol version (last_error says which: upgrade the older side); 'not_answering': the bridge answers its status but terminal calls have been timing out since `since`; 'terminal_down': the bridge answers but its terminal is not connected */
+                            state: "ok" | "terminal_down" | "not_answering" | "unreachable" | "version_mismatch";
                             /** @description The bridge answers and accepts the shared secret */
                             reachable: boolean;
                             /** @description The bridge's terminal is connected (false while unreachable) */
@@ -728,8 +728,8 @@ export interface operations {
                         };
                         /** BridgeHealth */
                         bridge?: {
-                            /** @description 'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'terminal_down': the bridge answers but its terminal is not connected */
-                            state: "ok" | "terminal_down" | "unreachable";
+                            /** @description 'unreachable': the gateway cannot reach (or authenticate with) the bridge; 'version_mismatch': the bridge speaks another protocol version (last_error says which: upgrade the older side); 'not_answering': the bridge answers its status but terminal calls have been timing out since `since`; 'terminal_down': the bridge answers but its terminal is not connected */
+                            state: "ok" | "terminal_down" | "not_answering" | "unreachable" | "version_mismatch";
                             /** @description The bridge answers and accepts the shared secret */
                             reachable: boolean;
                             /** @description The bridge's terminal is connected (false while unreachable) */
