@@ -9,6 +9,12 @@ import { Bridge, freePort, prepareVenv, startGateway, waitFor } from '../helpers
 import type { TickData } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 
+// A subscribe over the bridge is a terminal call (the symbol's info, the feed's baseline) queued in
+// the Python stand-in behind the feed's polls, every 20 ms here; on a loaded 2-core machine (CI
+// runs two lanes of suites at once) it has taken over 10 s. The bound only turns a hang into a
+// failure: nothing here measures the subscribe's speed.
+const SUBSCRIBE_MS = 30_000;
+
 const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 const fieldsOf = (tick: Record<string, number> | TickData): Record<string, number> =>
   Object.fromEntries(FIELDS.map((f) => [f, (tick as Record<string, number>)[f] as number]));
@@ -45,10 +51,10 @@ if (skip) {
     t.teardown(async () => void (await gw.get('/market-book/EURUSD/unsubscribe', { method: 'POST' })));
     const c = await WsClient.open(`${gw.base.replace(/^http/, 'ws')}/ws`);
     t.teardown(() => c.close());
-    const ticksOn = c.next('subscribed');
+    const ticksOn = c.next('subscribed', SUBSCRIBE_MS);
     c.send({ op: 'subscribe', symbols: SYMBOLS, id: 1 });
     t.same((await ticksOn).subscriptions, { tick: SYMBOLS, book: [] });
-    const booksOn = c.next('subscribed');
+    const booksOn = c.next('subscribed', SUBSCRIBE_MS);
     c.send({ op: 'subscribe', symbols: ['EURUSD'], kinds: ['book'], id: 2 });
     t.same((await booksOn).subscriptions, { tick: SYMBOLS, book: ['EURUSD'] });
 
@@ -98,7 +104,7 @@ if (skip) {
     const url = `${gw.base.replace(/^http/, 'ws')}/ws`;
 
     const first = await WsClient.open(url);
-    const on = first.next('subscribed');
+    const on = first.next('subscribed', SUBSCRIBE_MS);
     first.send({ op: 'subscribe', symbols: ['EURUSD'] });
     await on;
     await advance(3);
@@ -111,7 +117,7 @@ if (skip) {
     await advance(3);
     const second = await WsClient.open(url);
     t.teardown(() => second.close());
-    const again = second.next('subscribed');
+    const again = second.next('subscribed', SUBSCRIBE_MS);
     second.send({ op: 'subscribe', symbols: ['EURUSD'], since: seen[2]?.event_id as string });
     await again;
     await advance(2);
