@@ -19,7 +19,7 @@ import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
 
 import { loadConfig } from '../src/config.js';
-import { pickAdapter } from '../src/http/adapters.js';
+import { pickAdapter } from '../src/http/adapters/index.js';
 import { createLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';
 import { openSimTerminal, type Terminal } from '../src/terminal/index.js';

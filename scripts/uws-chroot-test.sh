@@ -65,7 +65,7 @@ in_root() {
 
 echo "== glibc in the root: $(chroot "$ROOT" ldd --version | head -1)"
 in_root "node -e \"require('uWebSockets.js'); require(process.env.TRADEAPI_ADDON); console.log('uWebSockets.js and the addon load')\""
-in_root "node --import=@tapjs/typescript/import -e \"import('./src/http/adapters.ts').then((m) => console.log('adapters:', m.availableAdapters().map((a) => a.name).join(', ')))\"" || true
+in_root "node --import=@tapjs/typescript/import -e \"import('./src/http/adapters/index.ts').then((m) => console.log('adapters:', m.availableAdapters().map((a) => a.name).join(', ')))\"" || true
 
 if [ $# -eq 0 ]; then set -- test/http test/readonly; fi
 phase=tests

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 import { ConfigError, ignoredInReadOnly, loadConfig, redisLabel, type Config } from './config.js';
-import { AdapterUnavailableError, pickAdapter } from './http/adapters.js';
+import { AdapterUnavailableError, pickAdapter } from './http/adapters/index.js';
 import { createLogger, exitProcess, type Logger } from './log.js';
 import { packageVersion } from './version.js';
 

@@ -16,7 +16,7 @@ export interface Config {
   readonly routerPrefix: string;
   /**
    * TRADEAPI_ALLOWED_HOSTS (full variant): lower-case host names a keyless server also answers to,
-   * besides IP literals, localhost and the listen host (src/http/site-guard.ts); [] in read-only mode.
+   * besides IP literals, localhost and the listen host (src/access/site-guard.ts); [] in read-only mode.
    */
   readonly allowedHosts: readonly string[];
   /** Which terminal backs the service: the embedded simulator, or a bridge (TRADEAPI_TERMINAL=tcp://HOST:PORT). */
@@ -105,12 +105,12 @@ export interface ConnectionSettings {
   readonly backlog: number;
   /**
    * TRADEAPI_NATIVE_ACCEPT: a native thread also accepts connections and hands them over in batches
-   * (node adapter, POSIX; see src/http/native-accept.ts). On by default; 0 leaves node's own alone.
+   * (node adapter, POSIX; see src/http/adapters/node/native-accept.ts). On by default; 0 leaves node's own alone.
    */
   readonly nativeAccept: boolean;
 }
 
-/** Live events: how the feeds poll the terminal and what one client may hold (src/http/events.ts). */
+/** Live events: how the feeds poll the terminal and what one client may hold (src/events/hub.ts). */
 export interface EventSettings {
   /** TRADEAPI_EVENTS_POLL_MS: interval between two polls of a watched symbol's ticks and depth. */
   readonly pollMs: number;
@@ -312,7 +312,7 @@ function loadReadOnlyConfig(env: Env, common: ProcessSettings): Config {
     // No subscribe route in this mode, so the cap never applies.
     maxMarketBookSubscriptions: DEFAULTS.maxMarketBookSubscriptions,
     routerPrefix: READ_ONLY_PREFIX,
-    // The key is mandatory here, so the Host rule never applies (see src/http/site-guard.ts).
+    // The key is mandatory here, so the Host rule never applies (see src/access/site-guard.ts).
     allowedHosts: [],
     ...common,
     readOnly: {

@@ -1,17 +1,17 @@
 // Wires the pieces into a listening server: route table, subscriptions, dispatcher, adapter.
 import type { Config } from './config.js';
 import type { HttpAdapter, HttpRequest } from './http/adapter.js';
-import { apiKeyCheck } from './http/auth.js';
-import { CorsPolicy } from './http/cors.js';
+import { apiKeyCheck } from './access/api-key.js';
+import { CorsPolicy } from './access/cors.js';
 import { createDispatcher } from './http/dispatch.js';
-import { clientAddress } from './http/client-address.js';
-import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.js';
-import { redisRateStore } from './http/rate-limit-redis.js';
+import { clientAddress } from './access/client-address.js';
+import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './access/rate-limit.js';
+import { redisRateStore } from './access/rate-limit-redis.js';
 import { Router } from './http/router.js';
-import { SiteGuard } from './http/site-guard.js';
-import { EventHub, type EventStats } from './http/events.js';
+import { SiteGuard } from './access/site-guard.js';
+import { EventHub, type EventStats } from './events/hub.js';
 import { StreamGate } from './http/streams.js';
-import { SubscriptionRegistry } from './http/subscriptions.js';
+import { SubscriptionRegistry } from './terminal/subscriptions.js';
 import { createLogger, type Logger } from './log.js';
 import { ServiceMetrics } from './metrics.js';
 import { routeTable } from './routes/index.js';

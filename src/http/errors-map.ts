@@ -4,7 +4,7 @@ import { BodyTooLargeError } from './adapter.js';
 import { ProblemError } from './problem.js';
 import { MAX_BODY_BYTES } from './protocol-problems.js';
 import type { Route } from './route.js';
-import { NoSubscriptionError, SubscriptionLimitError } from './subscriptions.js';
+import { NoSubscriptionError, SubscriptionLimitError } from '../terminal/subscriptions.js';
 
 /** Seconds a client should wait before retrying when the terminal is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;

@@ -10,9 +10,9 @@ import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { Param } from './params.js';
 import type { ProblemKind } from './problem.js';
-import type { EventSession } from './event-session.js';
-import type { EventHub } from './events.js';
-import type { SubscriptionRegistry } from './subscriptions.js';
+import type { EventSession } from '../events/session.js';
+import type { EventHub } from '../events/hub.js';
+import type { SubscriptionRegistry } from '../terminal/subscriptions.js';
 
 /** What the service holds for the lifetime of the server, handed to every handler. */
 export interface Services {

@@ -1,9 +1,9 @@
 // GET /events: live ticks (and depth) as Server-Sent Events. Everything a request can get wrong is
-// answered as a problem before the stream starts; the stream itself is src/http/event-session.ts.
+// answered as a problem before the stream starts; the stream itself is src/events/session.ts.
 import { Type } from '@sinclair/typebox';
 
-import { MAX_EVENT_ID_CHARS, parseEventId } from '../http/event-id.js';
-import { EventSession, type EventKind } from '../http/event-session.js';
+import { MAX_EVENT_ID_CHARS, parseEventId } from '../events/event-id.js';
+import { EventSession, type EventKind } from '../events/session.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
 import { defineRoute, type Route } from '../http/route.js';

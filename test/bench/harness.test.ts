@@ -12,7 +12,7 @@ import { exportTicks, npyHeader, TICK_ITEMSIZE } from '../../bench/export-ticks.
 import { startFloorServer } from '../../bench/floor-server.js';
 import { ArrowSink, JsonSink, pull } from '../../bench/pull.js';
 import { readRss } from '../../bench/rss-probe.js';
-import { availableAdapters } from '../../src/http/adapters.js';
+import { availableAdapters } from '../../src/http/adapters/index.js';
 import { openSimTerminal, type SimConfig } from '../../src/terminal/index.js';
 import { serve } from '../helpers/server.js';
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
-import { availableAdapters } from '../../src/http/adapters.js';
+import { availableAdapters } from '../../src/http/adapters/index.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 import { cliCommand, root } from '../helpers/cli.js';
 import { testPython } from '../helpers/python.js';

@@ -13,8 +13,8 @@ import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 
 import { ConfigError, loadConfig, redisLabel } from '../../src/config.js';
-import { RateLimiter, type RateDecision } from '../../src/http/rate-limit.js';
-import { REDIS_COMMAND_TIMEOUT_MS, REDIS_KEY_PREFIX, redisRateStore } from '../../src/http/rate-limit-redis.js';
+import { RateLimiter, type RateDecision } from '../../src/access/rate-limit.js';
+import { REDIS_COMMAND_TIMEOUT_MS, REDIS_KEY_PREFIX, redisRateStore } from '../../src/access/rate-limit-redis.js';
 import { createLogger } from '../../src/log.js';
 import { root } from '../helpers/cli.js';
 import { findTool, freePort, get, redisCommand, selfSignedCertificate, startGateway, startNginx, startRedis, tempDir } from '../helpers/deploy.js';

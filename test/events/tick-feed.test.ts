@@ -3,7 +3,7 @@
 import t from 'tap';
 
 import { TerminalError } from '../../src/terminal/errors.js';
-import { TickFeed, type FeedTick } from '../../src/terminal/tick-feed.js';
+import { TickFeed, type FeedTick } from '../../src/events/tick-feed.js';
 import { simTerminal } from '../helpers/server.js';
 import { tick, tickStore } from '../helpers/scripted-ticks.js';
 

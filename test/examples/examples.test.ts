@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { testPython } from '../helpers/python.js';
 import { READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
 

@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 import t, { type Test } from 'tap';
 
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
-import { readTicks } from '../../src/terminal/tick-feed.js';
+import { readTicks } from '../../src/events/tick-feed.js';
 import {
   TOUR_CLOCK,
   TOUR_CLOCK_MS,

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
 import t from 'tap';
 
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,4 +1,4 @@
-// The native accept loop (binding/net/acceptor.h, src/http/native-accept.ts), node adapter.
+// The native accept loop (binding/net/acceptor.h, src/http/adapters/node/native-accept.ts), node adapter.
 //
 // 1. In process, with the event loop held while a burst arrives (so every connection is taken by
 //    the accept thread, none by node's own handle): the handler sees the right remote address, the
@@ -13,7 +13,7 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 
 import type { ListenOptions } from '../../src/http/adapter.js';
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { addon } from '../../src/terminal/native.js';
 import { freePort, ServerProcess } from '../../bench/processes.js';
 import { cliCommand, root } from '../helpers/cli.js';

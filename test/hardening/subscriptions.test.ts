@@ -3,7 +3,7 @@
 // subscribe/unsubscribe races leave the registry and the terminal in agreement.
 import t from 'tap';
 
-import { SubscriptionRegistry } from '../../src/http/subscriptions.js';
+import { SubscriptionRegistry } from '../../src/terminal/subscriptions.js';
 import { TerminalError } from '../../src/terminal/errors.js';
 import { faultyTerminal } from '../helpers/faulty-terminal.js';
 import { expectProblem, forEachAdapter, serve, simTerminal, type TestServer } from '../helpers/server.js';

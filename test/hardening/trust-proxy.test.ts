@@ -3,8 +3,8 @@
 // can neither dodge the limit nor make the limiter hold one bucket per value.
 import t from 'tap';
 
-import { clientAddress, MAX_FORWARDED_CHARS } from '../../src/http/client-address.js';
-import { RateLimiter } from '../../src/http/rate-limit.js';
+import { clientAddress, MAX_FORWARDED_CHARS } from '../../src/access/client-address.js';
+import { RateLimiter } from '../../src/access/rate-limit.js';
 import { forwardedRequest } from '../helpers/readonly.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal } from '../helpers/server.js';
 

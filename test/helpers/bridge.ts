@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Test } from 'tap';
 
 import { loadConfig, type Env } from '../../src/config.js';
-import { availableAdapters } from '../../src/http/adapters.js';
+import { availableAdapters } from '../../src/http/adapters/index.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import { openBridgeTerminal, type BridgeOptions, type Terminal } from '../../src/terminal/index.js';

@@ -13,7 +13,7 @@
 // same for a simulator on the machine's own clock (a gateway started by the CLI), for waits on an
 // instrument that trades around the clock.
 import { constants, openSimTerminal, type SimConfig, type Terminal, type Tick } from '../../src/terminal/index.js';
-import { readTicks } from '../../src/terminal/tick-feed.js';
+import { readTicks } from '../../src/events/tick-feed.js';
 
 /** Where the live terminal's clock starts: a Wednesday, 14:00 UTC, every market but shares open. */
 export const LIVE_CLOCK_MS = Date.UTC(2024, 0, 10, 14);

@@ -3,7 +3,7 @@
 import type { Test } from 'tap';
 
 import { loadConfig, type Config } from '../../src/config.js';
-import { availableAdapters } from '../../src/http/adapters.js';
+import { availableAdapters } from '../../src/http/adapters/index.js';
 import type { HttpAdapter } from '../../src/http/adapter.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';

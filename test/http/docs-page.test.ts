@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 
 import t from 'tap';
 
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { serve, simTerminal, type TestServer } from '../helpers/server.js';
 
 interface Element {

@@ -3,7 +3,7 @@
 // the symbol) by asking for the symbol only after such a failure.
 import t from 'tap';
 
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { serve, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal(); // its clock: 2024-01-10 12:00 UTC; history from 2020-01-01

@@ -4,7 +4,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import t from 'tap';
 
-import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { routeTable } from '../../src/routes/index.js';
 import { EXAMPLE_NOW_MS, EXAMPLE_REQUESTS, exampleKey } from '../../src/routes/examples.js';
 import { openSimTerminal } from '../../src/terminal/index.js';

@@ -1,7 +1,7 @@
 // Market-depth subscriptions: the cap holds under concurrent requests; subscribe is idempotent.
 import t from 'tap';
 
-import { SubscriptionRegistry } from '../../src/http/subscriptions.js';
+import { SubscriptionRegistry } from '../../src/terminal/subscriptions.js';
 import { expectProblem, forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal();

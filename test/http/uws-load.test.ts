@@ -2,7 +2,7 @@
 // for every failure; when the real cause is glibc (its Linux binaries need 2.38) we say so.
 import t from 'tap';
 
-import { loadUws, uwsLoadError } from '../../src/http/uws-adapter.js';
+import { loadUws, uwsLoadError } from '../../src/http/adapters/uws/adapter.js';
 
 // What uWS 20.57's loader throws on Debian 12 (glibc 2.36), as measured here.
 const ON_OLD_GLIBC =

@@ -2,7 +2,7 @@
 // preflights answered 204 without key or rate limit; error responses carry the headers too.
 import t from 'tap';
 
-import { EXPOSED_HEADERS } from '../../src/http/cors.js';
+import { EXPOSED_HEADERS } from '../../src/access/cors.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal } from '../helpers/server.js';
 
 const terminal = simTerminal();

@@ -3,8 +3,8 @@
 // shortened through startServer's test-only option so that recovery can be watched.
 import t from 'tap';
 
-import { clientAddress } from '../../src/http/client-address.js';
-import { RateLimiter } from '../../src/http/rate-limit.js';
+import { clientAddress } from '../../src/access/client-address.js';
+import { RateLimiter } from '../../src/access/rate-limit.js';
 import { forwardedRequest } from '../helpers/readonly.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 

@@ -6,8 +6,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { availableAdapters } from '../../src/http/adapters.js';
-import { loadUws } from '../../src/http/uws-adapter.js';
+import { availableAdapters } from '../../src/http/adapters/index.js';
+import { loadUws } from '../../src/http/adapters/uws/adapter.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -22,19 +22,19 @@
 // Every JSON tick carries its position in its symbol's history as `event_id` (an SSE id of one
 // symbol), which is what a client sends back as `since`.
 import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
-import type { BookUpdate } from '../terminal/book-feed.js';
+import type { BookUpdate } from './book-feed.js';
 import { TerminalError } from '../terminal/errors.js';
 import type { Tick } from '../terminal/records.js';
 import type { Terminal } from '../terminal/terminal.js';
-import type { FeedTick, TickCursor, TickSubscription } from '../terminal/tick-feed.js';
-import type { WebSocketConnection, WebSocketListener } from './adapter.js';
-import type { KeyCheck } from './auth.js';
+import type { FeedTick, TickCursor, TickSubscription } from './tick-feed.js';
+import type { WebSocketConnection, WebSocketListener } from '../http/adapter.js';
+import type { KeyCheck } from '../access/api-key.js';
 import { catchUpSymbol, type CatchUpGap, type CatchUpLimits } from './catch-up.js';
-import { toProblem } from './errors-map.js';
+import { toProblem } from '../http/errors-map.js';
 import { isAfter } from './event-id.js';
-import { tickJson, type EventKind } from './event-session.js';
-import type { EventHub } from './events.js';
-import { problem, ProblemError, validationError, type Problem } from './problem.js';
+import { tickJson, type EventKind } from './session.js';
+import type { EventHub } from './hub.js';
+import { problem, ProblemError, validationError, type Problem } from '../http/problem.js';
 import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
 
 export interface WsSessionOptions {

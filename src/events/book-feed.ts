@@ -2,8 +2,8 @@
 // market_book_add subscription, market_book_get is polled once per interval (however many clients
 // listen) and a change is published. Nothing is polled for a symbol nobody listens to, nor for one
 // without a subscription (market_book_get would only fail).
-import type { BookInfo } from './records.js';
-import type { Terminal } from './terminal.js';
+import type { BookInfo } from '../terminal/records.js';
+import type { Terminal } from '../terminal/terminal.js';
 
 export interface BookUpdate {
   readonly symbol: string;
@@ -16,7 +16,7 @@ export type BookListener = (update: BookUpdate) => void;
 
 export interface BookFeedOptions {
   pollMs: number;
-  /** Whether the symbol has an active depth subscription now (src/http/subscriptions.ts). */
+  /** Whether the symbol has an active depth subscription now (src/terminal/subscriptions.ts). */
   isSubscribed(symbol: string): boolean;
   onError?: (symbol: string, error: unknown) => void;
 }

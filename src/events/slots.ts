@@ -5,9 +5,9 @@
 // {"op":"auth"} key is right (admit), and is closed at TRADEAPI_EVENTS_AUTH_TIMEOUT_MS otherwise:
 // whoever lacks the key can fill that pool at most, never the slots of the clients that have it
 // (issue 22).
-import type { EventHub } from './events.js';
-import { ProblemError } from './problem.js';
-import { STREAM_RETRY_AFTER_S, type StreamGate } from './streams.js';
+import type { EventHub } from './hub.js';
+import { ProblemError } from '../http/problem.js';
+import { STREAM_RETRY_AFTER_S, type StreamGate } from '../http/streams.js';
 
 export class EventSlot {
   private constructor(

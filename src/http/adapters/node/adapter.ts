@@ -20,12 +20,12 @@ import {
   type WebSocketConnection,
   type WebSocketListener,
   type WebSocketOptions,
-} from './adapter.js';
+} from '../../adapter.js';
 import { startNativeAccept } from './native-accept.js';
-import { Connections, serialize, type ParserError } from './node-connections.js';
-import { afterEarlierResponses, serveAsPlainRequest } from './node-upgrade.js';
-import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
-import { selectSubprotocol } from './ws-subprotocol.js';
+import { Connections, serialize, type ParserError } from './connections.js';
+import { afterEarlierResponses, serveAsPlainRequest } from './upgrade.js';
+import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from '../../protocol-problems.js';
+import { selectSubprotocol } from '../../ws-subprotocol.js';
 
 class NodeRequest implements HttpRequest {
   readonly method: string;

@@ -7,7 +7,7 @@
 import { closeSync } from 'node:fs';
 import net from 'node:net';
 
-import { addon } from '../terminal/native.js';
+import { addon } from '../../../terminal/native.js';
 
 /**
  * The parts of node's net.Server that its accept path uses and no public API exposes: the libuv

@@ -3,7 +3,7 @@
 // any other origin gets none, and the browser keeps the response from the page. Credentials
 // (cookies, HTTP auth) are never allowed: the API key travels in X-API-Key, which is named in
 // Access-Control-Allow-Headers instead.
-import type { HttpRequest } from './adapter.js';
+import type { HttpRequest } from '../http/adapter.js';
 import { RATE_LIMIT_HEADERS } from './rate-limit.js';
 
 /** How long a browser may cache a preflight answer, in seconds. */

@@ -6,8 +6,8 @@
 // index among that symbol's ticks of the same millisecond (e.g. 1700000000123-0). Each further
 // symbol adds `,<delta>-<seq>` where delta = first time - this symbol's time (ms, may be negative),
 // which keeps the id short. seq -1 means "before any tick of that millisecond".
-import { validationError } from './problem.js';
-import type { TickCursor } from '../terminal/tick-feed.js';
+import { validationError } from '../http/problem.js';
+import type { TickCursor } from './tick-feed.js';
 
 /** Longest Last-Event-ID taken (a stream of TRADEAPI_EVENTS_MAX_SYMBOLS symbols has far shorter ids). */
 export const MAX_EVENT_ID_CHARS = 4096;

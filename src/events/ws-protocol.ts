@@ -1,11 +1,11 @@
 // The client's side of the WebSocket protocol of live events (GET /ws): one JSON text message per
 // operation, checked here into a typed message or refused with a validation problem naming what is
 // wrong. The server's messages are built in ws-session.ts.
-import type { TickCursor } from '../terminal/tick-feed.js';
+import type { TickCursor } from './tick-feed.js';
 import { MAX_EVENT_ID_CHARS, parseEventId } from './event-id.js';
-import type { EventKind } from './event-session.js';
-import { preview } from './preview.js';
-import { ProblemError, validationError } from './problem.js';
+import type { EventKind } from './session.js';
+import { preview } from '../http/preview.js';
+import { ProblemError, validationError } from '../http/problem.js';
 
 export const WS_KINDS: readonly EventKind[] = ['tick', 'book'];
 export type WsFormat = 'json' | 'arrow';

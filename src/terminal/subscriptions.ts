@@ -4,8 +4,8 @@
 // concurrent requests can never push the count above the cap, and a failed add gives it back at
 // once. At the cap, a request waits for adds still in flight before answering 429: one of them may
 // fail and free its slot, and refusing early would turn that transient reservation into a 429.
-import type { Terminal } from '../terminal/terminal.js';
-import { TerminalError } from '../terminal/errors.js';
+import type { Terminal } from './terminal.js';
+import { TerminalError } from './errors.js';
 
 export class SubscriptionLimitError extends Error {
   override readonly name = 'SubscriptionLimitError';

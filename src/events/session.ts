@@ -17,8 +17,8 @@
 // buffer in one write. A stream in another position (still converging after a resume) gets its
 // own encoding of the same delivery.
 import { TickColumns, type Tick } from '../terminal/records.js';
-import type { BookFeed, BookUpdate } from '../terminal/book-feed.js';
-import { type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from '../terminal/tick-feed.js';
+import type { BookFeed, BookUpdate } from './book-feed.js';
+import { type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from './tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { catchUpSymbol, type CatchUpGap } from './catch-up.js';
 import { formatEventId, isAfter } from './event-id.js';

@@ -11,12 +11,12 @@
 //
 // Every tick published carries its `seq`: its index among the symbol's ticks of the same
 // millisecond. (time_msc, seq) is a position in the symbol's history that the history itself can
-// reproduce, which is what a reconnecting client resumes from (see src/http/event-session.ts).
-import { constants } from './constants.js';
-import { TerminalError } from './errors.js';
-import type { Tick } from './records.js';
-import type { Series, TickChunk } from './series.js';
-import type { Terminal } from './terminal.js';
+// reproduce, which is what a reconnecting client resumes from (see src/events/session.ts).
+import { constants } from '../terminal/constants.js';
+import { TerminalError } from '../terminal/errors.js';
+import type { Tick } from '../terminal/records.js';
+import type { Series, TickChunk } from '../terminal/series.js';
+import type { Terminal } from '../terminal/terminal.js';
 
 /** A position in one symbol's tick history: after the tick #seq of millisecond time_msc (seq -1: before that millisecond). */
 export interface TickCursor {

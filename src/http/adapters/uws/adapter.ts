@@ -29,9 +29,9 @@ import {
   type WebSocketConnection,
   type WebSocketListener,
   type WebSocketOptions,
-} from './adapter.js';
-import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from './protocol-problems.js';
-import { offeredSubprotocols, selectSubprotocol } from './ws-subprotocol.js';
+} from '../../adapter.js';
+import { connectNotAllowed, MAX_HEAD_BYTES, MAX_URL_BYTES, uriTooLong } from '../../protocol-problems.js';
+import { offeredSubprotocols, selectSubprotocol } from '../../ws-subprotocol.js';
 
 // The few members of the library used here (its own .d.ts is only present where it installs).
 interface UwsRequest {

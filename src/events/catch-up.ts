@@ -6,7 +6,7 @@
 // own "last position sent", so the ticks of the client's own millisecond that it already has are
 // skipped there.
 import { constants } from '../terminal/constants.js';
-import { chunkTicks, type FeedTick, type TickCursor } from '../terminal/tick-feed.js';
+import { chunkTicks, type FeedTick, type TickCursor } from './tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { isAfter } from './event-id.js';
 

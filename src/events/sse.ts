@@ -12,7 +12,7 @@
 // Fan-out cost: a poll's ticks reach a stream as ONE pre-encoded buffer (pushEncoded), the same
 // buffer for every client in the same state (event-session.ts), written in one write; heartbeats
 // and the send timeout are checked by one shared interval (sweeper.ts), not timers per client.
-import type { HttpResponse } from './adapter.js';
+import type { HttpResponse } from '../http/adapter.js';
 import { sweeper, type Sweepable } from './sweeper.js';
 
 export interface SseOptions {

@@ -10,8 +10,8 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 
-import type { ProtocolErrorEvent } from './adapter.js';
-import { MAX_HEAD_BYTES, protocolAnswer, type ProtocolAnswer } from './protocol-problems.js';
+import type { ProtocolErrorEvent } from '../../adapter.js';
+import { MAX_HEAD_BYTES, protocolAnswer, type ProtocolAnswer } from '../../protocol-problems.js';
 
 /** What a connection owes: one per request node has handed to the service. */
 export interface Owed {

@@ -15,8 +15,8 @@
 import { isIP } from 'node:net';
 
 import type { Config } from '../config.js';
-import type { HttpRequest } from './adapter.js';
-import { ProblemError, received } from './problem.js';
+import type { HttpRequest } from '../http/adapter.js';
+import { ProblemError, received } from '../http/problem.js';
 
 export class SiteGuard {
   private readonly names: ReadonlySet<string>;

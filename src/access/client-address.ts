@@ -10,7 +10,7 @@
 // treated as if the header were absent: the socket address.
 import { isIP, SocketAddress } from 'node:net';
 
-import type { HttpRequest } from './adapter.js';
+import type { HttpRequest } from '../http/adapter.js';
 
 /**
  * How much of X-Forwarded-For is read, from its right end: room for more than the 10 hops

@@ -2,12 +2,12 @@
 // clients), the cap on event clients, and the open streams, so that shutdown can end them cleanly.
 import type { EventSettings } from '../config.js';
 import type { Logger } from '../log.js';
-import { BookFeed } from '../terminal/book-feed.js';
-import { TickFeed } from '../terminal/tick-feed.js';
+import { BookFeed } from './book-feed.js';
+import { TickFeed } from './tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
 import type { SseStream } from './sse.js';
-import { StreamGate } from './streams.js';
-import type { SubscriptionRegistry } from './subscriptions.js';
+import { StreamGate } from '../http/streams.js';
+import type { SubscriptionRegistry } from '../terminal/subscriptions.js';
 import type { WsSession } from './ws-session.js';
 
 export interface EventStats {
