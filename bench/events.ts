@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
 
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { pickAdapter } from '../src/http/adapters/index.js';
 import { createLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';

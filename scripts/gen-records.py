@@ -45,8 +45,11 @@ for name, fields in structs.items():
         ts.append(f"  {f}: {TS.get(ctype, ctype)};")
     ts.append("}")
     ts.append("")
-    cols = ", ".join(f'["{f}", "{KIND.get(c, c)}"]' for c, f in fields)
-    ts.append(f"export const {name}Columns: readonly FieldSpec[] = [{cols}];")
+    # One field per line, so that a diff of a changed record reads as one.
+    ts.append(f"export const {name}Columns: readonly FieldSpec[] = [")
+    for c, f in fields:
+        ts.append(f'  ["{f}", "{KIND.get(c, c)}"],')
+    ts.append("];")
     ts.append("")
 # TradeRequest from JS (order_check input): absent members stay 0 / ''.
 cpp.append("TradeRequest TradeRequestFromJs(const Napi::Object& o) {")

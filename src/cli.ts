@@ -1,7 +1,7 @@
 // `tradeapi serve [--host H] [--port P] [--read-only]`, `tradeapi export …` (src/export/) and `tradeapi --help`.
 import { parseArgs } from 'node:util';
 
-import { ConfigError, ignoredInReadOnly, loadConfig, redisLabel, type Config } from './config.js';
+import { ConfigError, ignoredInReadOnly, loadConfig, redisLabel, type Config } from './config/index.js';
 import { AdapterUnavailableError, pickAdapter } from './http/adapters/index.js';
 import { createLogger, exitProcess, type Logger } from './log.js';
 import { packageVersion } from './version.js';

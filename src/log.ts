@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import type { SonicBoom as SonicBoomStream } from 'sonic-boom';
 
-import type { LogLevel } from './config.js';
+import type { LogLevel } from './config/index.js';
 
 export type { Logger };
 

@@ -6,7 +6,13 @@
 // `op` is a Terminal method name; `kind` a TerminalErrorKind or 'other'.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-import type { BridgeStatus } from './terminal/terminal.js';
+/** What the bridge gauges read from the terminal's bridge_status (the terminal's BridgeStatus has more). */
+export interface BridgeReading {
+  readonly reachable: boolean;
+  readonly terminal_connected: boolean;
+  readonly reconnects: number;
+}
+
 
 /** The `route` label of a request that matched no route (unknown path, or the path outside the prefix). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -25,7 +31,7 @@ export interface MetricsSources {
   /** Symbols the live tick and book feeds poll. */
   feedSymbols(): { ticks: number; books: number };
   /** Present with a bridge only: its state as /health reports it. */
-  bridgeStatus?: (() => Promise<BridgeStatus>) | undefined;
+  bridgeStatus?: (() => Promise<BridgeReading>) | undefined;
 }
 
 export interface MetricsInfo {
@@ -161,8 +167,8 @@ export class ServiceMetrics {
     if (!status) return;
     const registers = [this.registry];
     // One bridge_status call per scrape, shared by the three gauges of the same scrape.
-    let pending: Promise<BridgeStatus | undefined> | undefined;
-    const read = (): Promise<BridgeStatus | undefined> => {
+    let pending: Promise<BridgeReading | undefined> | undefined;
+    const read = (): Promise<BridgeReading | undefined> => {
       pending ??= status().then(
         (s) => s,
         () => undefined, // the status call itself failed: unreachable

@@ -1,9 +1,10 @@
 // Wires the pieces into a listening server: route table, subscriptions, dispatcher, adapter.
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import type { HttpAdapter, HttpRequest } from './http/adapter.js';
 import { apiKeyCheck } from './access/api-key.js';
 import { CorsPolicy } from './access/cors.js';
 import { createDispatcher } from './http/dispatch.js';
+import { EventChannels } from './events/channels.js';
 import { clientAddress } from './access/client-address.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './access/rate-limit.js';
 import { redisRateStore } from './access/rate-limit-redis.js';
@@ -107,6 +108,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     cors,
     rateLimit,
     site: SiteGuard.of(config),
+    live: new EventChannels(events, terminal, config, logger),
   });
   if (config.secretKey !== undefined && config.allowedHosts.length > 0) {
     logger.warn('TRADEAPI_ALLOWED_HOSTS has no effect while TRADEAPI_SECRET_KEY is set: the key guards every name');

@@ -38,7 +38,7 @@ const TAP_OWNERS = [
   ['interop', /^test\/interop\//],
   ['browser', /^test\/browser\//],
   ['deploy', /^test\/deploy\//],
-  ['http', /^test\/(http|readonly|hardening|events|metrics|cli|examples|bench)\//],
+  ['http', /^test\/(http|readonly|hardening|events|metrics|cli|examples|bench|house)\//],
 ];
 
 /** The HTTP suites that the second adapter stage runs (the adapter-independent rest ran once already). */

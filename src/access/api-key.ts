@@ -2,7 +2,9 @@
 // the time taken reveals neither the key nor its length.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export type KeyCheck = (presented: string | undefined) => boolean;
+import type { KeyCheck } from '../http/policy.js';
+
+export type { KeyCheck };
 
 export function apiKeyCheck(secret: string | undefined): KeyCheck | undefined {
   if (secret === undefined || secret === '') return undefined;

@@ -4,6 +4,7 @@
 // (cookies, HTTP auth) are never allowed: the API key travels in X-API-Key, which is named in
 // Access-Control-Allow-Headers instead.
 import type { HttpRequest } from '../http/adapter.js';
+import type { CrossOrigin } from '../http/policy.js';
 import { RATE_LIMIT_HEADERS } from './rate-limit.js';
 
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -15,7 +16,7 @@ export const ALLOWED_REQUEST_HEADERS = ['X-API-Key', 'Accept', 'X-Request-Id'] a
 /** Response headers a cross-origin page may read beyond the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [...RATE_LIMIT_HEADERS, 'Retry-After', 'X-Request-Id'] as const;
 
-export class CorsPolicy {
+export class CorsPolicy implements CrossOrigin {
   private readonly any: boolean;
   private readonly origins: ReadonlySet<string>;
   private readonly allowMethods: string;

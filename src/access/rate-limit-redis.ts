@@ -9,7 +9,7 @@
 // outage and the recovery are each logged once, not once per request.
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 
-import { redisLabel } from '../config.js';
+import { redisLabel } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { SharedRateStore } from './rate-limit.js';
 

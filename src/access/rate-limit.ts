@@ -5,18 +5,14 @@
 // share (rate-limit-redis.ts), so that together they allow `limit`, not `limit` each.
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
+import type { RateDecision, RequestLimiter } from '../http/policy.js';
+
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** The response headers that report the limit (IETF draft "RateLimit header fields"). */
 export const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
 
-export interface RateDecision {
-  readonly allowed: boolean;
-  /** RateLimit-* headers (lower-case names), plus Retry-After when refused. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Seconds until the client's window restarts. */
-  readonly resetSeconds: number;
-}
+export type { RateDecision };
 
 /**
  * A count kept outside the process (Redis). When it cannot answer (down, unreachable, too slow),
@@ -32,7 +28,7 @@ export interface SharedRateStore {
   close(): Promise<void>;
 }
 
-export class RateLimiter {
+export class RateLimiter implements RequestLimiter {
   private readonly local: RateLimiterMemory;
 
   /** `limit` requests per `windowMs` per client key (the window is an option for tests only). */

@@ -14,11 +14,12 @@
 // - Full variant with a key: the key, which a browser never adds on its own, is the protection.
 import { isIP } from 'node:net';
 
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { HttpRequest } from '../http/adapter.js';
+import type { SiteCheck } from '../http/policy.js';
 import { ProblemError, received } from '../http/problem.js';
 
-export class SiteGuard {
+export class SiteGuard implements SiteCheck {
   private readonly names: ReadonlySet<string>;
 
   private constructor(

@@ -1,14 +1,12 @@
 // What the server holds for live events: the two feeds (one poll per watched symbol, shared by all
 // clients), the cap on event clients, and the open streams, so that shutdown can end them cleanly.
-import type { EventSettings } from '../config.js';
+import type { EventSettings } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { BookFeed } from './book-feed.js';
 import { TickFeed } from './tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
-import type { SseStream } from './sse.js';
 import { StreamGate } from '../http/streams.js';
 import type { SubscriptionRegistry } from '../terminal/subscriptions.js';
-import type { WsSession } from './ws-session.js';
 
 export interface EventStats {
   /** SSE streams and WebSocket connections open. */
@@ -19,14 +17,21 @@ export interface EventStats {
   peakQueuedBytes: number;
 }
 
+/** An open event stream or WebSocket, as the hub keeps it for shutdown and the figures of GET /metrics. */
+export interface LiveClient {
+  end(reason: 'server-closing'): void;
+  readonly closed: Promise<unknown>;
+  readonly peakQueuedBytes: number;
+}
+
 export class EventHub {
   readonly ticks: TickFeed;
   readonly books: BookFeed;
   readonly gate: StreamGate;
-  /** WebSockets opened without a key, until their auth message: a pool apart from `gate` (event-slots.ts). */
+  /** WebSockets opened without a key, until their auth message: a pool apart from `gate` (slots.ts). */
   readonly authenticating: StreamGate;
-  private readonly streams = new Set<SseStream>();
-  private readonly sockets = new Set<WsSession>();
+  private readonly streams = new Set<LiveClient>();
+  private readonly sockets = new Set<LiveClient>();
   private closing = false;
 
   constructor(
@@ -44,13 +49,13 @@ export class EventHub {
   }
 
   /** Keeps `sse` for closeAll until it closes. */
-  track(sse: SseStream): void {
+  track(sse: LiveClient): void {
     this.streams.add(sse);
     void sse.closed.then(() => this.streams.delete(sse));
   }
 
   /** Keeps the WebSocket `session` for closeAll until it closes. */
-  trackSocket(session: WsSession): void {
+  trackSocket(session: LiveClient): void {
     if (this.closing) {
       session.end('server-closing'); // connected during shutdown
       return;

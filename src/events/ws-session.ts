@@ -28,7 +28,7 @@ import type { Tick } from '../terminal/records.js';
 import type { Terminal } from '../terminal/terminal.js';
 import type { FeedTick, TickCursor, TickSubscription } from './tick-feed.js';
 import type { WebSocketConnection, WebSocketListener } from '../http/adapter.js';
-import type { KeyCheck } from '../access/api-key.js';
+import type { KeyCheck } from '../http/policy.js';
 import { catchUpSymbol, type CatchUpGap, type CatchUpLimits } from './catch-up.js';
 import { toProblem } from '../http/errors-map.js';
 import { isAfter } from './event-id.js';

@@ -5,7 +5,7 @@
 // symbol, a range the terminal refuses, an -o it will not write), 130/143 interrupted by
 // SIGINT/SIGTERM; a regular FILE exists (or changes) only after 0. What -o may name, and what
 // each kind gets (stdout, a FIFO or a device is written straight into): output-target.ts.
-import { ConfigError, loadTerminalSettings, type Env } from '../config.js';
+import { ConfigError, loadTerminalSettings, type Env } from '../config/index.js';
 import { encodeSeries } from '../encode/index.js';
 import { toProblem } from '../http/errors-map.js';
 import { ProblemTypes } from '../http/problem.js';

@@ -11,25 +11,20 @@ import type { Logger } from 'pino';
 import { MediaTypes, type Format } from '../encode/types.js';
 import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
-import type { KeyCheck } from '../access/api-key.js';
 import { countingResponse } from './counting-response.js';
-import type { CorsPolicy } from '../access/cors.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
 import { toProblem } from './errors-map.js';
-import { EventSlot } from '../events/slots.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import type { LiveCall, LiveChannels, LivePlace } from './live.js';
 import { negotiateFormat } from './negotiate.js';
 import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
+import type { CrossOrigin, KeyCheck, RequestLimiter, SiteCheck } from './policy.js';
 import { preview } from './preview.js';
 import { MAX_BODY_BYTES } from './protocol-problems.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
-import type { RateLimiter } from '../access/rate-limit.js';
 import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
-import type { SiteGuard } from '../access/site-guard.js';
-import { SseStream } from '../events/sse.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
-import { WsSession } from '../events/ws-session.js';
 
 export { MAX_BODY_BYTES };
 
@@ -46,13 +41,15 @@ export interface DispatcherOptions {
   keyCheck: KeyCheck | undefined;
   logger: Logger;
   /** Read-only mode: CORS headers on every response, and preflights answered. */
-  cors?: CorsPolicy | undefined;
+  cors?: CrossOrigin | undefined;
   /** Read-only mode: requests per client, counted on every route but the public one. */
-  rateLimit?: { limiter: RateLimiter; client(req: HttpRequest): string } | undefined;
+  rateLimit?: { limiter: RequestLimiter; client(req: HttpRequest): string } | undefined;
   /** Series streams in progress at once (default: a gate of config.maxStreams). */
   streams?: StreamGate | undefined;
-  /** Host and Origin rules against cross-site reads (site-guard.ts); none when a key guards the full variant. */
-  site?: SiteGuard | undefined;
+  /** Host and Origin rules against cross-site reads (src/access/site-guard.ts); none when a key guards the full variant. */
+  site?: SiteCheck | undefined;
+  /** Event streams and WebSockets, served by the live-events room (src/events/channels.ts); without it they answer 500. */
+  live?: LiveChannels | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -93,7 +90,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     let route: Route | undefined;
     let symbol: string | undefined; // the symbol the request names, for a clearer 404 detail
     let authByMessage = false;
-    let eventSlot: EventSlot | undefined;
+    let place: LivePlace | undefined;
     let status: number;
     try {
       status = await handle();
@@ -167,11 +164,11 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       // A series takes a stream slot for its whole life, taken before the terminal opens a cursor;
       // a HEAD produces nothing and takes none. An event stream takes an event-client slot before
       // it joins the feeds; a WebSocket still to authenticate by message only a place among those
-      // authenticating (event-slots.ts).
+      // authenticating (src/events/slots.ts).
       const kind = route.response.kind;
       const eventClient = kind === 'events' || (kind === 'websocket' && res.upgrade !== undefined);
       const release =
-        req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? (eventSlot = EventSlot.take(services.events, authByMessage)).release : undefined;
+        req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? (place = liveChannels().take(authByMessage)).release : undefined;
       try {
         return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name) }));
       } finally {
@@ -197,60 +194,10 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
           res.send(200, { ...base, ...reply.headers, 'content-type': reply.contentType }, reply.body);
           return 200;
         }
-        case 'events': {
-          // Proxies must pass events on as they come (nginx buffers unless told not to).
-          const headers = { ...base, 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' };
-          if (req.method === 'HEAD') {
-            reply.session.close();
-            res.writeHead(200, headers);
-            res.end();
-            return 200;
-          }
-          const { queueBytes, heartbeatMs } = services.config.events;
-          const sse = new SseStream(res, { queueBytes, heartbeatMs, sendTimeoutMs });
-          services.events.track(sse);
-          sse.open(headers);
-          try {
-            const reason = await reply.session.run(sse);
-            if (reason === 'send-timeout') logger.warn({ id, path: req.path, timeoutMs: sendTimeoutMs }, 'event stream closed: the client read nothing for the send timeout');
-          } catch (e) {
-            // The catch-up from history failed (the terminal went away, say): end the stream, so
-            // that the client reconnects with its Last-Event-ID and is caught up then.
-            logger.warn({ id, err: e instanceof Error ? e.message : String(e) }, 'event stream ended: catching up from history failed');
-            sse.end('ended');
-          }
-          return 200;
-        }
-        case 'websocket': {
-          if (!res.upgrade) {
-            throw new ProblemError('upgradeRequired', `${req.path} is a WebSocket endpoint: open it with a WebSocket client (a GET with Upgrade: websocket)`, {
-              upgrade: 'websocket',
-            });
-          }
-          const { maxSymbols, queueBytes, catchupMs, catchupTicks } = services.config.events;
-          const session = new WsSession(services.events, services.terminal, {
-            maxSymbols,
-            queueBytes,
-            sendTimeoutMs,
-            readOnly: services.config.readOnly !== undefined,
-            keyCheck,
-            authenticatedByHeader: !authByMessage,
-            authTimeoutMs: services.config.events.authTimeoutMs,
-            admit: () => eventSlot?.admit(),
-            chargeCatchUp: rateLimit && countCatchUp(rateLimit.limiter, rateLimit.client(req)),
-            instance: req.path,
-            // Live ticks held during a `since` catch-up: as for GET /events, what the queue would take.
-            catchup: { catchupMs, catchupTicks, pendingTicks: Math.max(1_000, Math.floor(queueBytes / 64)) },
-            onUnexpectedError: (err) => logger.error({ id, err }, 'unexpected error in a websocket message'),
-          });
-          res.onAborted(() => session.abandon());
-          services.events.trackSocket(session);
-          res.upgrade((connection) => session.open(connection));
-          const reason = await session.closed;
-          if (!session.opened) return 499; // the client left during the handshake
-          if (reason === 'send-timeout') logger.warn({ id, path: req.path, timeoutMs: sendTimeoutMs }, 'websocket closed: the client read nothing for the send timeout');
-          return 101;
-        }
+        case 'events':
+          return liveChannels().stream(reply, liveCall());
+        case 'websocket':
+          return liveChannels().socket(liveCall());
         case 'series': {
           const headers = { ...base, ...vary('Accept'), 'content-type': MediaTypes[format as Format] };
           if (req.method === 'HEAD') {
@@ -286,13 +233,31 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       }
     }
 
+    function liveChannels(): LiveChannels {
+      if (!opts.live) throw new Error(`${req.path} serves live events, but this dispatcher was built without them`);
+      return opts.live;
+    }
+
+    function liveCall(): LiveCall {
+      return {
+        req,
+        res,
+        headers: base,
+        id,
+        place,
+        keyCheck,
+        authByMessage,
+        chargeCatchUp: rateLimit && countCatchUp(rateLimit.limiter, rateLimit.client(req)),
+      };
+    }
+
     /**
      * Read-only mode: a subscribe with `since` reads up to TRADEAPI_EVENTS_CATCHUP_TICKS ticks a
      * symbol from history, so it is one request of the client's allowance, as a GET /events with
      * Last-Event-ID is (else one upgrade could read history without end). The client is the
      * upgrade's, taken now: the request is gone by the time the socket sends.
      */
-    function countCatchUp(limiter: RateLimiter, client: string): () => Promise<void> {
+    function countCatchUp(limiter: RequestLimiter, client: string): () => Promise<void> {
       return async () => {
         const decision = await limiter.consume(client);
         if (decision.allowed) return;

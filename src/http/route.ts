@@ -4,22 +4,23 @@ import type { ParquetCompression } from '../encode/index.js';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 
 import type { Format, Schema } from '../encode/types.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { Param } from './params.js';
 import type { ProblemKind } from './problem.js';
-import type { EventSession } from '../events/session.js';
-import type { EventHub } from '../events/hub.js';
 import type { SubscriptionRegistry } from '../terminal/subscriptions.js';
 
-/** What the service holds for the lifetime of the server, handed to every handler. */
+/**
+ * What the service holds for the lifetime of the server, handed to every handler. A room above
+ * http adds its own members by declaration merging (the live-events room adds `events`:
+ * src/events/channels.ts), so that this file names no room above it.
+ */
 export interface Services {
   readonly terminal: Terminal;
   readonly subscriptions: SubscriptionRegistry;
   readonly config: Config;
-  readonly events: EventHub;
   /** What GET /metrics reports; the dispatcher records requests in it. */
   readonly metrics: ServiceMetrics;
 }
@@ -32,6 +33,12 @@ export interface HandlerContext<Q, P, B> extends Services {
   header(name: string): string | undefined;
 }
 
+/**
+ * Replies that a room above http serves (declaration merging: the live-events room adds its event
+ * stream in src/events/channels.ts); the dispatcher hands them to LiveChannels (live.ts).
+ */
+export interface LiveReplies {}
+
 /** What a handler returns; the dispatcher encodes it in the negotiated format. */
 export type Reply =
   | { kind: 'object'; value: object; columns: Schema }
@@ -42,8 +49,8 @@ export type Reply =
   | { kind: 'json'; status: number; value: unknown }
   /** Fixed bytes (docs assets, the OpenAPI document). */
   | { kind: 'bytes'; contentType: string; body: Uint8Array; headers?: Readonly<Record<string, string>> }
-  /** A text/event-stream that lasts until the client leaves (GET /events). */
-  | { kind: 'events'; session: EventSession }
+  /** A live reply served by the live-events room: a text/event-stream (GET /events). */
+  | LiveReplies[keyof LiveReplies]
   /** A WebSocket of live events (GET /ws): the dispatcher upgrades the connection. */
   | { kind: 'websocket' };
 

@@ -25,18 +25,8 @@ export const STREAM_ROW_GROUP_ROWS = 16_384;
 /** JSON is written in pieces of this many rows (~0.5 MB of text for ticks). */
 export const STREAM_JSON_PIECE_ROWS = 4_096;
 
-/**
- * Default cap on concurrent series streams: one per 32 MiB of RAM, at least 32, at most 1024. A
- * stream whose client reads nothing holds ~2.5 MB of RSS (bench/stalled.ts), so even a full house
- * of stalled streams stays under a tenth of the memory; most streams are short (a few hundred bars)
- * and a 1 000-connection mixed load (bench/hardening.ts) needs a few hundred slots at its peaks.
- */
-export function defaultMaxStreams(totalMemory = os.totalmem()): number {
-  return Math.min(1024, Math.max(32, Math.floor(totalMemory / (32 * 1024 * 1024))));
-}
-
-/** Default send timeout: a stream whose peer takes nothing for this long is closed. */
-export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
+// The defaults of the cap and of the send timeout live with the rest of the configuration.
+export { DEFAULT_SEND_TIMEOUT_MS, defaultMaxStreams } from '../config/index.js';
 
 /** Seconds a client refused at the cap is told to wait (Retry-After). */
 export const STREAM_RETRY_AFTER_S = 5;

@@ -1,8 +1,8 @@
 // The terminal layer as the rest of the service sees it.
-import type { TerminalSettings } from '../config.js';
+import type { TerminalSettings } from '../config/index.js';
 import { addon, type BridgeConfig, type SimConfig } from './native.js';
 import { NativeTerminalFacade } from './native-terminal.js';
-import { zoneTransitions, type ServerZone } from './server-time.js';
+import { zoneTransitions, type ServerZone } from '../config/server-zone.js';
 import type { Terminal } from './terminal.js';
 
 export type { Terminal, TradeFilter, HistoryFilter, SeriesOptions, BridgeStatus } from './terminal.js';

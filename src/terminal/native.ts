@@ -79,7 +79,7 @@ export interface SimConfig {
   /** Server time = UTC + offset, seconds (default 0)... */
   serverUtcOffset?: number;
   /** ...or by these transitions: [UTC second, server minus UTC in seconds], in time order, the first
-   *  also holding before it (zoneTransitions in server-time.ts; TRADEAPI_SIM_SERVER_TZ). */
+   *  also holding before it (zoneTransitions in src/config/server-zone.ts; TRADEAPI_SIM_SERVER_TZ). */
   serverZone?: Array<[number, number]>;
   /** Nothing exists before this, seconds (default 2020-01-01). */
   historyStart?: number;

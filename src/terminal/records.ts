@@ -12,14 +12,21 @@ export interface Version {
   build_date: string;
 }
 
-export const VersionColumns: readonly FieldSpec[] = [["terminal_version", "int64"], ["build", "int64"], ["build_date", "string"]];
+export const VersionColumns: readonly FieldSpec[] = [
+  ["terminal_version", "int64"],
+  ["build", "int64"],
+  ["build_date", "string"],
+];
 
 export interface LastError {
   code: number;
   description: string;
 }
 
-export const LastErrorColumns: readonly FieldSpec[] = [["code", "int64"], ["description", "string"]];
+export const LastErrorColumns: readonly FieldSpec[] = [
+  ["code", "int64"],
+  ["description", "string"],
+];
 
 export interface AccountInfo {
   login: number;
@@ -52,7 +59,36 @@ export interface AccountInfo {
   company: string;
 }
 
-export const AccountInfoColumns: readonly FieldSpec[] = [["login", "int64"], ["trade_mode", "int64"], ["leverage", "int64"], ["limit_orders", "int64"], ["margin_so_mode", "int64"], ["trade_allowed", "bool"], ["trade_expert", "bool"], ["margin_mode", "int64"], ["currency_digits", "int64"], ["fifo_close", "bool"], ["balance", "float64"], ["credit", "float64"], ["profit", "float64"], ["equity", "float64"], ["margin", "float64"], ["margin_free", "float64"], ["margin_level", "float64"], ["margin_so_call", "float64"], ["margin_so_so", "float64"], ["margin_initial", "float64"], ["margin_maintenance", "float64"], ["assets", "float64"], ["liabilities", "float64"], ["commission_blocked", "float64"], ["name", "string"], ["server", "string"], ["currency", "string"], ["company", "string"]];
+export const AccountInfoColumns: readonly FieldSpec[] = [
+  ["login", "int64"],
+  ["trade_mode", "int64"],
+  ["leverage", "int64"],
+  ["limit_orders", "int64"],
+  ["margin_so_mode", "int64"],
+  ["trade_allowed", "bool"],
+  ["trade_expert", "bool"],
+  ["margin_mode", "int64"],
+  ["currency_digits", "int64"],
+  ["fifo_close", "bool"],
+  ["balance", "float64"],
+  ["credit", "float64"],
+  ["profit", "float64"],
+  ["equity", "float64"],
+  ["margin", "float64"],
+  ["margin_free", "float64"],
+  ["margin_level", "float64"],
+  ["margin_so_call", "float64"],
+  ["margin_so_so", "float64"],
+  ["margin_initial", "float64"],
+  ["margin_maintenance", "float64"],
+  ["assets", "float64"],
+  ["liabilities", "float64"],
+  ["commission_blocked", "float64"],
+  ["name", "string"],
+  ["server", "string"],
+  ["currency", "string"],
+  ["company", "string"],
+];
 
 export interface TerminalInfo {
   community_account: boolean;
@@ -79,7 +115,30 @@ export interface TerminalInfo {
   commondata_path: string;
 }
 
-export const TerminalInfoColumns: readonly FieldSpec[] = [["community_account", "bool"], ["community_connection", "bool"], ["connected", "bool"], ["dlls_allowed", "bool"], ["trade_allowed", "bool"], ["tradeapi_disabled", "bool"], ["email_enabled", "bool"], ["ftp_enabled", "bool"], ["notifications_enabled", "bool"], ["mqid", "bool"], ["build", "int64"], ["maxbars", "int64"], ["codepage", "int64"], ["ping_last", "int64"], ["community_balance", "float64"], ["retransmission", "float64"], ["company", "string"], ["name", "string"], ["language", "string"], ["path", "string"], ["data_path", "string"], ["commondata_path", "string"]];
+export const TerminalInfoColumns: readonly FieldSpec[] = [
+  ["community_account", "bool"],
+  ["community_connection", "bool"],
+  ["connected", "bool"],
+  ["dlls_allowed", "bool"],
+  ["trade_allowed", "bool"],
+  ["tradeapi_disabled", "bool"],
+  ["email_enabled", "bool"],
+  ["ftp_enabled", "bool"],
+  ["notifications_enabled", "bool"],
+  ["mqid", "bool"],
+  ["build", "int64"],
+  ["maxbars", "int64"],
+  ["codepage", "int64"],
+  ["ping_last", "int64"],
+  ["community_balance", "float64"],
+  ["retransmission", "float64"],
+  ["company", "string"],
+  ["name", "string"],
+  ["language", "string"],
+  ["path", "string"],
+  ["data_path", "string"],
+  ["commondata_path", "string"],
+];
 
 export interface SymbolInfo {
   custom: boolean;
@@ -180,7 +239,104 @@ export interface SymbolInfo {
   path: string;
 }
 
-export const SymbolInfoColumns: readonly FieldSpec[] = [["custom", "bool"], ["chart_mode", "int64"], ["select", "bool"], ["visible", "bool"], ["session_deals", "int64"], ["session_buy_orders", "int64"], ["session_sell_orders", "int64"], ["volume", "int64"], ["volumehigh", "int64"], ["volumelow", "int64"], ["time", "int64"], ["digits", "int64"], ["spread", "int64"], ["spread_float", "bool"], ["ticks_bookdepth", "int64"], ["trade_calc_mode", "int64"], ["trade_mode", "int64"], ["start_time", "int64"], ["expiration_time", "int64"], ["trade_stops_level", "int64"], ["trade_freeze_level", "int64"], ["trade_exemode", "int64"], ["swap_mode", "int64"], ["swap_rollover3days", "int64"], ["margin_hedged_use_leg", "bool"], ["expiration_mode", "int64"], ["filling_mode", "int64"], ["order_mode", "int64"], ["order_gtc_mode", "int64"], ["option_mode", "int64"], ["option_right", "int64"], ["bid", "float64"], ["bidhigh", "float64"], ["bidlow", "float64"], ["ask", "float64"], ["askhigh", "float64"], ["asklow", "float64"], ["last", "float64"], ["lasthigh", "float64"], ["lastlow", "float64"], ["volume_real", "float64"], ["volumehigh_real", "float64"], ["volumelow_real", "float64"], ["option_strike", "float64"], ["point", "float64"], ["trade_tick_value", "float64"], ["trade_tick_value_profit", "float64"], ["trade_tick_value_loss", "float64"], ["trade_tick_size", "float64"], ["trade_contract_size", "float64"], ["trade_accrued_interest", "float64"], ["trade_face_value", "float64"], ["trade_liquidity_rate", "float64"], ["volume_min", "float64"], ["volume_max", "float64"], ["volume_step", "float64"], ["volume_limit", "float64"], ["swap_long", "float64"], ["swap_short", "float64"], ["margin_initial", "float64"], ["margin_maintenance", "float64"], ["session_volume", "float64"], ["session_turnover", "float64"], ["session_interest", "float64"], ["session_buy_orders_volume", "float64"], ["session_sell_orders_volume", "float64"], ["session_open", "float64"], ["session_close", "float64"], ["session_aw", "float64"], ["session_price_settlement", "float64"], ["session_price_limit_min", "float64"], ["session_price_limit_max", "float64"], ["margin_hedged", "float64"], ["price_change", "float64"], ["price_volatility", "float64"], ["price_theoretical", "float64"], ["price_greeks_delta", "float64"], ["price_greeks_theta", "float64"], ["price_greeks_gamma", "float64"], ["price_greeks_vega", "float64"], ["price_greeks_rho", "float64"], ["price_greeks_omega", "float64"], ["price_sensitivity", "float64"], ["basis", "string"], ["category", "string"], ["currency_base", "string"], ["currency_profit", "string"], ["currency_margin", "string"], ["bank", "string"], ["description", "string"], ["exchange", "string"], ["formula", "string"], ["isin", "string"], ["name", "string"], ["page", "string"], ["path", "string"]];
+export const SymbolInfoColumns: readonly FieldSpec[] = [
+  ["custom", "bool"],
+  ["chart_mode", "int64"],
+  ["select", "bool"],
+  ["visible", "bool"],
+  ["session_deals", "int64"],
+  ["session_buy_orders", "int64"],
+  ["session_sell_orders", "int64"],
+  ["volume", "int64"],
+  ["volumehigh", "int64"],
+  ["volumelow", "int64"],
+  ["time", "int64"],
+  ["digits", "int64"],
+  ["spread", "int64"],
+  ["spread_float", "bool"],
+  ["ticks_bookdepth", "int64"],
+  ["trade_calc_mode", "int64"],
+  ["trade_mode", "int64"],
+  ["start_time", "int64"],
+  ["expiration_time", "int64"],
+  ["trade_stops_level", "int64"],
+  ["trade_freeze_level", "int64"],
+  ["trade_exemode", "int64"],
+  ["swap_mode", "int64"],
+  ["swap_rollover3days", "int64"],
+  ["margin_hedged_use_leg", "bool"],
+  ["expiration_mode", "int64"],
+  ["filling_mode", "int64"],
+  ["order_mode", "int64"],
+  ["order_gtc_mode", "int64"],
+  ["option_mode", "int64"],
+  ["option_right", "int64"],
+  ["bid", "float64"],
+  ["bidhigh", "float64"],
+  ["bidlow", "float64"],
+  ["ask", "float64"],
+  ["askhigh", "float64"],
+  ["asklow", "float64"],
+  ["last", "float64"],
+  ["lasthigh", "float64"],
+  ["lastlow", "float64"],
+  ["volume_real", "float64"],
+  ["volumehigh_real", "float64"],
+  ["volumelow_real", "float64"],
+  ["option_strike", "float64"],
+  ["point", "float64"],
+  ["trade_tick_value", "float64"],
+  ["trade_tick_value_profit", "float64"],
+  ["trade_tick_value_loss", "float64"],
+  ["trade_tick_size", "float64"],
+  ["trade_contract_size", "float64"],
+  ["trade_accrued_interest", "float64"],
+  ["trade_face_value", "float64"],
+  ["trade_liquidity_rate", "float64"],
+  ["volume_min", "float64"],
+  ["volume_max", "float64"],
+  ["volume_step", "float64"],
+  ["volume_limit", "float64"],
+  ["swap_long", "float64"],
+  ["swap_short", "float64"],
+  ["margin_initial", "float64"],
+  ["margin_maintenance", "float64"],
+  ["session_volume", "float64"],
+  ["session_turnover", "float64"],
+  ["session_interest", "float64"],
+  ["session_buy_orders_volume", "float64"],
+  ["session_sell_orders_volume", "float64"],
+  ["session_open", "float64"],
+  ["session_close", "float64"],
+  ["session_aw", "float64"],
+  ["session_price_settlement", "float64"],
+  ["session_price_limit_min", "float64"],
+  ["session_price_limit_max", "float64"],
+  ["margin_hedged", "float64"],
+  ["price_change", "float64"],
+  ["price_volatility", "float64"],
+  ["price_theoretical", "float64"],
+  ["price_greeks_delta", "float64"],
+  ["price_greeks_theta", "float64"],
+  ["price_greeks_gamma", "float64"],
+  ["price_greeks_vega", "float64"],
+  ["price_greeks_rho", "float64"],
+  ["price_greeks_omega", "float64"],
+  ["price_sensitivity", "float64"],
+  ["basis", "string"],
+  ["category", "string"],
+  ["currency_base", "string"],
+  ["currency_profit", "string"],
+  ["currency_margin", "string"],
+  ["bank", "string"],
+  ["description", "string"],
+  ["exchange", "string"],
+  ["formula", "string"],
+  ["isin", "string"],
+  ["name", "string"],
+  ["page", "string"],
+  ["path", "string"],
+];
 
 export interface Tick {
   time: number;
@@ -193,7 +349,16 @@ export interface Tick {
   volume_real: number;
 }
 
-export const TickColumns: readonly FieldSpec[] = [["time", "int64"], ["bid", "float64"], ["ask", "float64"], ["last", "float64"], ["volume", "uint64"], ["time_msc", "int64"], ["flags", "uint32"], ["volume_real", "float64"]];
+export const TickColumns: readonly FieldSpec[] = [
+  ["time", "int64"],
+  ["bid", "float64"],
+  ["ask", "float64"],
+  ["last", "float64"],
+  ["volume", "uint64"],
+  ["time_msc", "int64"],
+  ["flags", "uint32"],
+  ["volume_real", "float64"],
+];
 
 export interface BookInfo {
   type: number;
@@ -202,7 +367,12 @@ export interface BookInfo {
   volume_dbl: number;
 }
 
-export const BookInfoColumns: readonly FieldSpec[] = [["type", "int64"], ["price", "float64"], ["volume", "int64"], ["volume_dbl", "float64"]];
+export const BookInfoColumns: readonly FieldSpec[] = [
+  ["type", "int64"],
+  ["price", "float64"],
+  ["volume", "int64"],
+  ["volume_dbl", "float64"],
+];
 
 export interface TradeOrder {
   ticket: number;
@@ -231,7 +401,32 @@ export interface TradeOrder {
   external_id: string;
 }
 
-export const TradeOrderColumns: readonly FieldSpec[] = [["ticket", "int64"], ["time_setup", "int64"], ["time_setup_msc", "int64"], ["time_done", "int64"], ["time_done_msc", "int64"], ["time_expiration", "int64"], ["type", "int64"], ["type_time", "int64"], ["type_filling", "int64"], ["state", "int64"], ["magic", "int64"], ["position_id", "int64"], ["position_by_id", "int64"], ["reason", "int64"], ["volume_initial", "float64"], ["volume_current", "float64"], ["price_open", "float64"], ["sl", "float64"], ["tp", "float64"], ["price_current", "float64"], ["price_stoplimit", "float64"], ["symbol", "string"], ["comment", "string"], ["external_id", "string"]];
+export const TradeOrderColumns: readonly FieldSpec[] = [
+  ["ticket", "int64"],
+  ["time_setup", "int64"],
+  ["time_setup_msc", "int64"],
+  ["time_done", "int64"],
+  ["time_done_msc", "int64"],
+  ["time_expiration", "int64"],
+  ["type", "int64"],
+  ["type_time", "int64"],
+  ["type_filling", "int64"],
+  ["state", "int64"],
+  ["magic", "int64"],
+  ["position_id", "int64"],
+  ["position_by_id", "int64"],
+  ["reason", "int64"],
+  ["volume_initial", "float64"],
+  ["volume_current", "float64"],
+  ["price_open", "float64"],
+  ["sl", "float64"],
+  ["tp", "float64"],
+  ["price_current", "float64"],
+  ["price_stoplimit", "float64"],
+  ["symbol", "string"],
+  ["comment", "string"],
+  ["external_id", "string"],
+];
 
 export interface TradePosition {
   ticket: number;
@@ -255,7 +450,27 @@ export interface TradePosition {
   external_id: string;
 }
 
-export const TradePositionColumns: readonly FieldSpec[] = [["ticket", "int64"], ["time", "int64"], ["time_msc", "int64"], ["time_update", "int64"], ["time_update_msc", "int64"], ["type", "int64"], ["magic", "int64"], ["identifier", "int64"], ["reason", "int64"], ["volume", "float64"], ["price_open", "float64"], ["sl", "float64"], ["tp", "float64"], ["price_current", "float64"], ["swap", "float64"], ["profit", "float64"], ["symbol", "string"], ["comment", "string"], ["external_id", "string"]];
+export const TradePositionColumns: readonly FieldSpec[] = [
+  ["ticket", "int64"],
+  ["time", "int64"],
+  ["time_msc", "int64"],
+  ["time_update", "int64"],
+  ["time_update_msc", "int64"],
+  ["type", "int64"],
+  ["magic", "int64"],
+  ["identifier", "int64"],
+  ["reason", "int64"],
+  ["volume", "float64"],
+  ["price_open", "float64"],
+  ["sl", "float64"],
+  ["tp", "float64"],
+  ["price_current", "float64"],
+  ["swap", "float64"],
+  ["profit", "float64"],
+  ["symbol", "string"],
+  ["comment", "string"],
+  ["external_id", "string"],
+];
 
 export interface TradeDeal {
   ticket: number;
@@ -278,7 +493,26 @@ export interface TradeDeal {
   external_id: string;
 }
 
-export const TradeDealColumns: readonly FieldSpec[] = [["ticket", "int64"], ["order", "int64"], ["time", "int64"], ["time_msc", "int64"], ["type", "int64"], ["entry", "int64"], ["magic", "int64"], ["position_id", "int64"], ["reason", "int64"], ["volume", "float64"], ["price", "float64"], ["commission", "float64"], ["swap", "float64"], ["profit", "float64"], ["fee", "float64"], ["symbol", "string"], ["comment", "string"], ["external_id", "string"]];
+export const TradeDealColumns: readonly FieldSpec[] = [
+  ["ticket", "int64"],
+  ["order", "int64"],
+  ["time", "int64"],
+  ["time_msc", "int64"],
+  ["type", "int64"],
+  ["entry", "int64"],
+  ["magic", "int64"],
+  ["position_id", "int64"],
+  ["reason", "int64"],
+  ["volume", "float64"],
+  ["price", "float64"],
+  ["commission", "float64"],
+  ["swap", "float64"],
+  ["profit", "float64"],
+  ["fee", "float64"],
+  ["symbol", "string"],
+  ["comment", "string"],
+  ["external_id", "string"],
+];
 
 export interface TradeRequest {
   action: number;
@@ -300,7 +534,25 @@ export interface TradeRequest {
   position_by: number;
 }
 
-export const TradeRequestColumns: readonly FieldSpec[] = [["action", "int64"], ["magic", "int64"], ["order", "int64"], ["symbol", "string"], ["volume", "float64"], ["price", "float64"], ["stoplimit", "float64"], ["sl", "float64"], ["tp", "float64"], ["deviation", "int64"], ["type", "int64"], ["type_filling", "int64"], ["type_time", "int64"], ["expiration", "int64"], ["comment", "string"], ["position", "int64"], ["position_by", "int64"]];
+export const TradeRequestColumns: readonly FieldSpec[] = [
+  ["action", "int64"],
+  ["magic", "int64"],
+  ["order", "int64"],
+  ["symbol", "string"],
+  ["volume", "float64"],
+  ["price", "float64"],
+  ["stoplimit", "float64"],
+  ["sl", "float64"],
+  ["tp", "float64"],
+  ["deviation", "int64"],
+  ["type", "int64"],
+  ["type_filling", "int64"],
+  ["type_time", "int64"],
+  ["expiration", "int64"],
+  ["comment", "string"],
+  ["position", "int64"],
+  ["position_by", "int64"],
+];
 
 export interface OrderCheckResult {
   retcode: number;
@@ -314,4 +566,14 @@ export interface OrderCheckResult {
   request: TradeRequest;
 }
 
-export const OrderCheckResultColumns: readonly FieldSpec[] = [["retcode", "int64"], ["balance", "float64"], ["equity", "float64"], ["profit", "float64"], ["margin", "float64"], ["margin_free", "float64"], ["margin_level", "float64"], ["comment", "string"], ["request", "TradeRequest"]];
+export const OrderCheckResultColumns: readonly FieldSpec[] = [
+  ["retcode", "int64"],
+  ["balance", "float64"],
+  ["equity", "float64"],
+  ["profit", "float64"],
+  ["margin", "float64"],
+  ["margin_free", "float64"],
+  ["margin_level", "float64"],
+  ["comment", "string"],
+  ["request", "TradeRequest"],
+];

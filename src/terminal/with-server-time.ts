@@ -7,7 +7,7 @@ import type {
   TradePosition, TradeRequest, Version,
 } from './records.js';
 import type { RateChunk, Series, TickChunk } from './series.js';
-import type { ServerZone } from './server-time.js';
+import type { ServerZone } from '../config/server-zone.js';
 import type { BridgeStatus, HistoryFilter, SeriesOptions, Terminal, TradeFilter } from './terminal.js';
 
 /** Record fields in seconds / milliseconds of server time (records.ts). */

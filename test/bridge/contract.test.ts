@@ -18,7 +18,7 @@ import path from 'node:path';
 
 import t, { type Test } from 'tap';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { availableAdapters } from '../../src/http/adapters/index.js';
 import { createLogger } from '../../src/log.js';
 import { routeTable } from '../../src/routes/index.js';

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 
 import t, { type Test } from 'tap';
 
-import { ConfigError, loadConfig, redisLabel } from '../../src/config.js';
+import { ConfigError, loadConfig, redisLabel } from '../../src/config/index.js';
 import { RateLimiter, type RateDecision } from '../../src/access/rate-limit.js';
 import { REDIS_COMMAND_TIMEOUT_MS, REDIS_KEY_PREFIX, redisRateStore } from '../../src/access/rate-limit-redis.js';
 import { createLogger } from '../../src/log.js';

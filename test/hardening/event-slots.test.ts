@@ -5,7 +5,7 @@
 // waits for a tick.
 import t, { type Test } from 'tap';
 
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { expectProblem, forEachAdapter, serve, simTerminal, type TestServer } from '../helpers/server.js';
 import { WsClient } from '../helpers/ws.js';
 

@@ -8,7 +8,7 @@ import http from 'node:http';
 
 import t, { type Test } from 'tap';
 
-import { ignoredInReadOnly, loadConfig } from '../../src/config.js';
+import { ignoredInReadOnly, loadConfig } from '../../src/config/index.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 import { WsClient } from '../helpers/ws.js';
 

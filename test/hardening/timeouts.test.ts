@@ -3,7 +3,7 @@
 // Timeouts are set short through the environment, as an operator would set them.
 import t, { type Test } from 'tap';
 
-import { ConfigError, DEFAULTS } from '../../src/config.js';
+import { ConfigError, DEFAULTS } from '../../src/config/index.js';
 import { MAX_URL_BYTES } from '../../src/http/protocol-problems.js';
 import { connect, collect, exchange, parseResponses, problemOf, type Exchange } from '../helpers/raw-http.js';
 import { forEachAdapter, serve, simTerminal, testConfig, type TestServer } from '../helpers/server.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 
 import type { Test } from 'tap';
 
-import { loadConfig, type Env } from '../../src/config.js';
+import { loadConfig, type Env } from '../../src/config/index.js';
 import { availableAdapters } from '../../src/http/adapters/index.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';

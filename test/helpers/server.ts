@@ -2,7 +2,7 @@
 // ephemeral loopback port, once per adapter that loads on this machine.
 import type { Test } from 'tap';
 
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { availableAdapters } from '../../src/http/adapters/index.js';
 import type { HttpAdapter } from '../../src/http/adapter.js';
 import { createLogger } from '../../src/log.js';

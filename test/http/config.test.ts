@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 
 import t from 'tap';
 
-import { ConfigError, loadConfig, normalizePrefix } from '../../src/config.js';
+import { ConfigError, loadConfig, normalizePrefix } from '../../src/config/index.js';
 import { loadUws } from '../../src/http/adapters/uws/adapter.js';
 import { cliCommand, root, runCli as run, type Run } from '../helpers/cli.js';
 

@@ -8,7 +8,7 @@ import { tableFromIPC } from 'apache-arrow';
 import t, { type Test } from 'tap';
 
 import { withServerTime } from '../../src/terminal/with-server-time.js';
-import { parseServerZone } from '../../src/terminal/server-time.js';
+import { parseServerZone } from '../../src/config/server-zone.js';
 import type { Terminal, TradeRequest } from '../../src/terminal/index.js';
 import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 

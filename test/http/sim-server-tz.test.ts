@@ -5,8 +5,8 @@
 // (America/New_York+07:00) every FX week is Monday 00:00 to Friday 24:00, five D1 bars.
 import t from 'tap';
 
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { parseServerZone } from '../../src/terminal/server-time.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
 import { readFileSync } from 'node:fs';
 

@@ -6,7 +6,7 @@ import net from 'node:net';
 
 import t from 'tap';
 
-import { ConfigError, ignoredInReadOnly, loadConfig, parseCorsOrigins } from '../../src/config.js';
+import { ConfigError, ignoredInReadOnly, loadConfig, parseCorsOrigins } from '../../src/config/index.js';
 import { cliCommand, root, runCli as run, type Run } from '../helpers/cli.js';
 
 const ro = (env: Record<string, string>) => loadConfig({ TRADE_API_KEY: 'k', ...env }, { readOnly: true });

@@ -1,10 +1,10 @@
-// TRADEAPI_SERVER_TZ conversions (src/terminal/server-time.ts) across the EU changes of 2024:
+// TRADEAPI_SERVER_TZ conversions (src/config/server-zone.ts) across the EU changes of 2024:
 // 31 March 01:00 UTC (server 03:00 EET -> 04:00 EEST) and 27 October 01:00 UTC (server 04:00
 // EEST -> 03:00 EET, the hour 03:00-04:00 server time happening twice).
 import t from 'tap';
 
-import { loadConfig } from '../../src/config.js';
-import { parseServerZone } from '../../src/terminal/server-time.js';
+import { loadConfig } from '../../src/config/index.js';
+import { parseServerZone } from '../../src/config/server-zone.js';
 
 const H = 3_600_000;
 const utc = (...a: [number, number, number, number?, number?, number?]): number => Date.UTC(...a);

@@ -1,6 +1,6 @@
 // Chooses the HTTP adapter: uWebSockets.js where it loads, node:http otherwise, or the one forced
 // by TRADEAPI_HTTP. Forcing uws where it cannot load is a start-up error, not a silent fallback.
-import type { AdapterName } from '../../config.js';
+import type { AdapterName } from '../../config/index.js';
 import type { HttpAdapter } from '../adapter.js';
 import { nodeAdapter } from './node/adapter.js';
 import { createUwsAdapter, loadUws } from './uws/adapter.js';

@@ -1,8 +1,21 @@
 // Service configuration, read once from the environment at start-up. Every variable is parsed up
 // front so that a bad value stops the process before anything listens (see cli.ts: exit code 2).
+import os from 'node:os';
 
-import { DEFAULT_SEND_TIMEOUT_MS, defaultMaxStreams } from './http/streams.js';
-import { parseServerZone, type ServerZone } from './terminal/server-time.js';
+import { parseServerZone, type ServerZone } from './server-zone.js';
+
+/**
+ * Default cap on concurrent series streams: one per 32 MiB of RAM, at least 32, at most 1024. A
+ * stream whose client reads nothing holds ~2.5 MB of RSS (bench/stalled.ts), so even a full house
+ * of stalled streams stays under a tenth of the memory; most streams are short (a few hundred bars)
+ * and a 1 000-connection mixed load (bench/hardening.ts) needs a few hundred slots at its peaks.
+ */
+export function defaultMaxStreams(totalMemory = os.totalmem()): number {
+  return Math.min(1024, Math.max(32, Math.floor(totalMemory / (32 * 1024 * 1024))));
+}
+
+/** Default send timeout: a stream whose peer takes nothing for this long is closed. */
+export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 export type AdapterName = 'uws' | 'node';
