@@ -35,7 +35,9 @@ export const FULL_TIER_FILES = ['test/http/bigpull.test.ts'];
 const TAP_OWNERS = [
   ['bridge', /^test\/(bridge\/|events\/(ws-)?bridge\.test\.ts$)/],
   ['addon', /^test\/(terminal|encode)\//],
-  ['interop', /^test\/interop\//],
+  // examples.test.ts runs examples/ with the venv that the interop stage makes from exactly
+  // examples/requirements.txt (in the HTTP stage it would find no such venv on a first run, and skip).
+  ['interop', /^test\/(interop\/|examples\/examples\.test\.ts$)/],
   ['browser', /^test\/browser\//],
   ['deploy', /^test\/deploy\//],
   ['http', /^test\/(http|readonly|hardening|events|metrics|cli|examples|bench|house)\//],
@@ -313,14 +315,15 @@ function uwsLoads(root) {
 }
 
 /**
- * The Python clients of the interop test: a venv at build/pyenv, (re)installed only when
- * test/interop/requirements.txt or the system python3 changed since the last install.
+ * The Python clients of the interop test and of examples/: a venv at build/pyenv made from exactly
+ * examples/requirements.txt, what a user of the examples installs (test/interop/requirements.txt
+ * only points there), (re)installed only when that file or the system python3 changed.
  */
 async function pythonEnv(root, log) {
   const venv = path.join(root, 'build', 'pyenv');
   const python = path.join(venv, 'bin', 'python');
   const stamp = path.join(venv, '.tradeapi-requirements');
-  const requirements = path.join(root, 'test', 'interop', 'requirements.txt');
+  const requirements = path.join(root, 'examples', 'requirements.txt');
   const version = await runLogged(log, 'python3', ['--version'], {});
   if (version.status !== 0) return { error: 'python3 not found (Debian: apt-get install python3-venv)' };
   const want = createHash('sha256').update(readFileSync(requirements)).update(version.output).digest('hex');
@@ -329,7 +332,7 @@ async function pythonEnv(root, log) {
   rmSync(venv, { recursive: true, force: true });
   mkdirSync(path.dirname(venv), { recursive: true });
   if ((await runLogged(log, 'python3', ['-m', 'venv', venv], {})).status !== 0) return { error: 'python3 -m venv failed (Debian: apt-get install python3-venv)' };
-  if ((await runLogged(log, python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], {})).status !== 0) return { error: 'pip install -r test/interop/requirements.txt failed' };
+  if ((await runLogged(log, python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], {})).status !== 0) return { error: 'pip install -r examples/requirements.txt failed' };
   writeFileSync(stamp, `${want}\n`);
   return { path: python };
 }

@@ -14,6 +14,7 @@ import t from 'tap';
 import { availableAdapters } from '../../src/http/adapters/index.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 import { cliCommand, root } from '../helpers/cli.js';
+import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { testPython } from '../helpers/python.js';
 import { serve } from '../helpers/server.js';
 
@@ -173,10 +174,9 @@ await t.test('SIGINT while writing a big range: no FILE, no temp file, exit 130'
   t.same(leftovers(file), [], 'neither FILE nor its temp file is left');
 });
 
-await t.test("the README's export commands, as written", async (t) => {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/```sh\n(.*?)```/gs)].map((m) => m[1] as string).find((b) => b.includes('npx tradeapi export ticks'));
-  if (!block) return t.fail('no sh block with `npx tradeapi export ticks` in README.md');
+await t.test(`${DOC_SNIPPETS.export.page}'s export commands, as written`, async (t) => {
+  const block = docBlock(DOC_SNIPPETS.export);
+  if (!block) return t.fail(`no sh block with \`npx tradeapi export ticks\` in ${DOC_SNIPPETS.export.page}`);
   const commands = block.split('\n').filter((l) => l.startsWith('npx tradeapi export '));
   t.equal(commands.length, 2, 'ticks and rates');
   for (const line of commands) {

@@ -1,9 +1,11 @@
 // examples/ runs as written against live servers (offline): curl, requests + pandas, polars, DuckDB
 // from Python and DuckDB's CLI, each against the full variant with a key and the read-only variant
-// (prefix in TRADEAPI_URL), their output checked against the servers' JSON answers. Also the
-// README's curl block (its Python and DuckDB snippets are run by test/interop/read_back.py).
+// (prefix in TRADEAPI_URL), their output checked against the servers' JSON answers. Also
+// docs/clients.md's curl block (its Python and DuckDB snippets are run by test/interop/read_back.py).
 // Python: test/helpers/python.ts (TRADEAPI_TEST_PYTHON, which npm test sets, else build/pyenv, else
-// python3); the DuckDB CLI is the duckdb-cli of that venv (test/interop/requirements.txt).
+// python3). npm test runs this file in its interop stage, with TRADEAPI_TEST_PYTHON at the venv it
+// makes from exactly examples/requirements.txt, what a user installs: a module missing there fails
+// here. The DuckDB CLI is that venv's duckdb-cli.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
+import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { testPython } from '../helpers/python.js';
 import { READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
 
@@ -108,11 +111,10 @@ for (const d of deployments) {
   });
 }
 
-await t.test("the README's curl block, as written", async (t) => {
+await t.test(`${DOC_SNIPPETS.curl.page}'s curl block, as written`, async (t) => {
   const open = await serve(t, nodeAdapter, terminal);
-  const readme = readFileSync(path.resolve(examples, '../README.md'), 'utf8');
-  const block = [...readme.matchAll(/```sh\n(.*?)```/gs)].map((m) => m[1] as string).find((b) => b.includes("curl -s 'http://127.0.0.1:8000/symbols/EURUSD/tick'"));
-  if (!block) return t.fail('no sh block with the tick curl in README.md');
+  const block = docBlock(DOC_SNIPPETS.curl);
+  if (!block) return t.fail(`no sh block with the tick curl in ${DOC_SNIPPETS.curl.page}`);
   // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
   const script = `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', open.base)}`;
   const r = await run('bash', ['-e', '-c', script], {});

@@ -8,7 +8,7 @@ const terminal = simTerminal();
 t.teardown(() => terminal.close());
 
 const headers = { 'content-type': 'application/json' };
-/** The documented limit (README, OpenAPI): a trade request needs 2 levels. */
+/** The documented limit (docs/api.md, OpenAPI): a trade request needs 2 levels. */
 const MAX_JSON_DEPTH = 32;
 
 /** `{"request":{"action":1,"symbol":` + value + `}}`: the value sits at depth 2. */

@@ -102,8 +102,8 @@ await forEachAdapter(t, async (t, adapter) => {
   });
 
   // Without `Connection: close` from the client the connection stays open unless the server closes
-  // it: here the closing, and the header announcing it, must be the server's own doing (README:
-  // after a protocol-level answer the connection closes).
+  // it: here the closing, and the header announcing it, must be the server's own doing (docs/api.md,
+  // Errors: after a protocol-level answer the connection closes).
   await t.test('414 on a keep-alive connection closes it', async (t) => {
     const path = `/symbols/EURUSD?pad=${'a'.repeat(MAX_URL_BYTES + 1 - '/symbols/EURUSD?pad='.length)}`;
     const ex = await exchange(port, [`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`], 5_000);

@@ -34,6 +34,6 @@ export function testPython(modules: readonly string[]): PythonChoice {
   return {
     skip:
       `no Python with ${modules.join(', ')}: set TRADEAPI_TEST_PYTHON to one (npm test makes build/pyenv from ` +
-      `test/interop/requirements.txt and sets it), or pip install -r test/interop/requirements.txt (python3: ${system.why})`,
+      `examples/requirements.txt and sets it), or pip install -r examples/requirements.txt (python3: ${system.why})`,
   };
 }

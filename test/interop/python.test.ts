@@ -1,10 +1,10 @@
-// Python clients read our answers: test/interop/read_back.py runs pandas (the README's snippet as
-// written), pyarrow (Parquet and Arrow IPC schemas, every value), DuckDB (the README's query, on a
-// downloaded file and from the URL) and polars against a real server, and compares them with the
-// JSON answers. Each of its checks becomes one assertion here.
+// Python clients read our answers: test/interop/read_back.py runs pandas (docs/clients.md's snippet
+// as written), pyarrow (Parquet and Arrow IPC schemas, every value), DuckDB (docs/clients.md's
+// query, on a downloaded file and from the URL) and polars against a real server, and compares them
+// with the JSON answers. Each of its checks becomes one assertion here.
 //
 // Python: TRADEAPI_TEST_PYTHON (`npm test` sets it to the venv it keeps at build/pyenv, installed
-// from test/interop/requirements.txt); unset, that venv if an earlier `npm test` left it, else
+// from exactly examples/requirements.txt); unset, that venv if an earlier `npm test` left it, else
 // python3 if it has the modules, else the test is skipped with the reason.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Reads a running tradeapi server's answers the way Python clients do, and checks them.
 
-    python read_back.py http://127.0.0.1:PORT [--readme README.md]
+    python read_back.py http://127.0.0.1:PORT [--doc docs/clients.md]
 
 The server must be the test server of test/helpers/server.ts (simulated terminal, clock fixed at
 2024-01-10 12:00 UTC, account history up to 2024-01-10). Every Parquet and Arrow answer is read
 with a real reader (pandas, pyarrow, DuckDB, polars) and compared with the JSON answer to the same
-request: row counts, column types, every value. The README's pandas, polars and DuckDB examples
-(Python, the CLI on a downloaded file, and the SQL straight from the URL) are taken from README.md
+request: row counts, column types, every value. The pandas, polars and DuckDB snippets of
+docs/clients.md (Python, the CLI on a downloaded file, and the SQL straight from the URL) are taken
+from that page
 and run as they are written there (with the server's address swapped in).
 
 Prints one JSON summary on stdout ({"ok": bool, "checks": [...], "skipped": [...], "versions":
@@ -40,7 +41,9 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-README_HOST = "http://127.0.0.1:8000"
+# The page whose snippets run here as written (test/examples/docs-links.test.ts checks that they are there).
+DOC = "docs/clients.md"
+DOC_HOST = "http://127.0.0.1:8000"
 
 TICKS = "/ticks/range?symbol=EURUSD&date_from=2024-01-08T00:00:00Z&date_to=2024-01-09T00:00:00Z&flags=COPY_TICKS_ALL"
 RATES = "/rates/from?symbol=EURUSD&timeframe=TIMEFRAME_H1&date_from=2024-01-10T00:00:00Z&count=24"
@@ -52,7 +55,7 @@ POSITIONS = "/positions"
 
 UTC_MS = pa.timestamp("ms", tz="UTC")
 UTC_S = pa.timestamp("s", tz="UTC")
-# Series columns exactly as the README describes them (Parquet: every time a ms UTC timestamp).
+# Series columns exactly as docs/api.md describes them (Parquet: every time a ms UTC timestamp).
 TICK_TYPES = {
     "time": UTC_MS, "bid": pa.float64(), "ask": pa.float64(), "last": pa.float64(),
     "volume": pa.uint64(), "time_msc": UTC_MS, "flags": pa.uint32(), "volume_real": pa.float64(),
@@ -115,11 +118,11 @@ class Server:
         return data if isinstance(data, list) else [data]
 
 
-def readme_block(readme: str, lang: str, must_contain: str) -> str:
-    for m in re.finditer(r"```" + lang + r"\n(.*?)```", readme, re.S):
+def doc_block(doc: str, lang: str, must_contain: str) -> str:
+    for m in re.finditer(r"```" + lang + r"\n(.*?)```", doc, re.S):
         if must_contain in m.group(1):
             return m.group(1)
-    raise LookupError(f"no ```{lang} block with {must_contain!r} in README.md")
+    raise LookupError(f"no ```{lang} block with {must_contain!r} in {DOC}")
 
 
 def expected_type(field: str, sample: object) -> pa.DataType | None:
@@ -183,11 +186,11 @@ def same_value(a: object, b: object) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("base", help="server base URL, e.g. http://127.0.0.1:8000")
-    ap.add_argument("--readme", help="default: the README.md of the repository holding this script")
+    ap.add_argument("--doc", help=f"default: the {DOC} of the repository holding this script")
     args = ap.parse_args()
     s = Server(args.base)
     r = Report()
-    readme = Path(args.readme or Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    doc = Path(args.doc or Path(__file__).resolve().parents[2] / DOC).read_text(encoding="utf-8")
     tmp = tempfile.mkdtemp(prefix="tradeapi-interop-")
 
     try:
@@ -199,17 +202,17 @@ def main() -> int:
     r.check("the ticks range is not empty", len(ticks_json) > 1000, len(ticks_json))
     r.check("the deals range is not empty", len(json_rows[DEALS]) > 10, len(json_rows[DEALS]))
 
-    # 1. The README's pandas snippet, as written (requests + pd.read_parquet), pointed at this server.
-    def readme_pandas() -> None:
-        code = readme_block(readme, "python", "pd.read_parquet").replace(README_HOST, s.base)
+    # 1. The docs' pandas snippet, as written (requests + pd.read_parquet), pointed at this server.
+    def doc_pandas() -> None:
+        code = doc_block(doc, "python", "pd.read_parquet").replace(DOC_HOST, s.base)
         scope: dict = {}
         with contextlib.redirect_stdout(io.StringIO()) as out:
-            exec(compile(code, "README.md (python)", "exec"), scope)  # noqa: S102 - the README's own example
+            exec(compile(code, "docs/clients.md (pandas)", "exec"), scope)  # noqa: S102 - the page's own example
         ticks = scope["ticks"]
-        r.check("README pandas snippet: ran and printed the tail", isinstance(ticks, pd.DataFrame) and len(out.getvalue()) > 0)
-        r.equal("README pandas snippet: rows", len(ticks), len(ticks_json))
+        r.check("docs pandas snippet: ran and printed the tail", isinstance(ticks, pd.DataFrame) and len(out.getvalue()) > 0)
+        r.equal("docs pandas snippet: rows", len(ticks), len(ticks_json))
         # Its comment: "time_msc is a datetime64[ms, UTC] column".
-        r.equal("README pandas snippet: time_msc dtype", str(ticks["time_msc"].dtype), "datetime64[ms, UTC]")
+        r.equal("docs pandas snippet: time_msc dtype", str(ticks["time_msc"].dtype), "datetime64[ms, UTC]")
         r.equal("pandas: time dtype (seconds stored as ms)", str(ticks["time"].dtype), "datetime64[ms, UTC]")
         r.equal("pandas: volume dtype", str(ticks["volume"].dtype), "uint64")
         r.equal("pandas: flags dtype", str(ticks["flags"].dtype), "uint32")
@@ -222,7 +225,7 @@ def main() -> int:
         first = ticks["time_msc"].iloc[0]
         r.equal("pandas: first time_msc as a Timestamp", first, pd.Timestamp(ticks_json[0]["time_msc"], unit="ms", tz="UTC"))
 
-    r.guarded("README pandas snippet", readme_pandas)
+    r.guarded("docs pandas snippet", doc_pandas)
 
     # 2. pandas.read_parquet of the other answers (records and bars), and every codec of a series.
     def pandas_others() -> None:
@@ -264,22 +267,22 @@ def main() -> int:
 
     r.guarded("pyarrow", pyarrow_checks)
 
-    # 4. DuckDB: read_parquet of a downloaded file, with the README's query; then from the URL.
-    readme_sql = readme_block(readme, "sql", "read_parquet")
-    readme_url = re.search(r"read_parquet\('([^']+)'\)", readme_sql).group(1)
+    # 4. DuckDB: read_parquet of a downloaded file, with the docs' query; then from the URL.
+    doc_sql = doc_block(doc, "sql", "read_parquet")
+    doc_url = re.search(r"read_parquet\('([^']+)'\)", doc_sql).group(1)
     ticks_file = os.path.join(tmp, "ticks.parquet")
     deals_file = os.path.join(tmp, "deals.parquet")
 
     def duckdb_file() -> None:
-        body, _ = s.get(urllib.parse.urlsplit(readme_url).path + "?" + urllib.parse.urlsplit(readme_url).query)
+        body, _ = s.get(urllib.parse.urlsplit(doc_url).path + "?" + urllib.parse.urlsplit(doc_url).query)
         Path(ticks_file).write_bytes(body)
         Path(deals_file).write_bytes(s.get(DEALS, "parquet")[0])
         con = duckdb.connect()
-        hourly = con.sql(readme_sql.replace(readme_url, ticks_file)).arrow()
+        hourly = con.sql(doc_sql.replace(doc_url, ticks_file)).arrow()
         hourly = hourly if isinstance(hourly, pa.Table) else hourly.read_all()
-        r.equal("duckdb file: README query, ticks summed over the hours", sum(hourly.column("ticks").to_pylist()), len(ticks_json))
-        r.equal("duckdb file: README query, one row per hour of the day", hourly.num_rows, 24)
-        r.check("duckdb file: README query, spreads positive", all(x > 0 for x in hourly.column("spread").to_pylist()))
+        r.equal("duckdb file: docs query, ticks summed over the hours", sum(hourly.column("ticks").to_pylist()), len(ticks_json))
+        r.equal("duckdb file: docs query, one row per hour of the day", hourly.num_rows, 24)
+        r.check("duckdb file: docs query, spreads positive", all(x > 0 for x in hourly.column("spread").to_pylist()))
         types = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('{ticks_file}'))").fetchall())
         r.equal("duckdb file: ticks column types", types, {
             "time": "TIMESTAMP WITH TIME ZONE", "bid": "DOUBLE", "ask": "DOUBLE", "last": "DOUBLE", "volume": "UBIGINT",
@@ -305,19 +308,19 @@ def main() -> int:
             try:
                 import duckdb_extension_httpfs  # type: ignore[import-not-found]
             except ImportError:
-                r.skip("duckdb URL (README query verbatim)", "httpfs is not installed and cannot be downloaded offline; pip install duckdb-extension-httpfs of the same version as duckdb")
+                r.skip("duckdb URL (docs query verbatim)", "httpfs is not installed and cannot be downloaded offline; pip install duckdb-extension-httpfs of the same version as duckdb")
                 return
             ext = Path(duckdb_extension_httpfs.__file__).parent / "extensions" / f"v{duckdb.__version__}" / "httpfs.duckdb_extension"
             if not ext.exists():
-                r.skip("duckdb URL (README query verbatim)", f"duckdb-extension-httpfs has no build for duckdb {duckdb.__version__}")
+                r.skip("duckdb URL (docs query verbatim)", f"duckdb-extension-httpfs has no build for duckdb {duckdb.__version__}")
                 return
             con.execute(f"LOAD '{ext}'")
-        sql = readme_sql.replace(README_HOST, s.base)
+        sql = doc_sql.replace(DOC_HOST, s.base)
         from_url = con.sql(sql).arrow()
         from_url = from_url if isinstance(from_url, pa.Table) else from_url.read_all()
-        from_file = con.sql(readme_sql.replace(readme_url, ticks_file)).arrow()
+        from_file = con.sql(doc_sql.replace(doc_url, ticks_file)).arrow()
         from_file = from_file if isinstance(from_file, pa.Table) else from_file.read_all()
-        r.check("duckdb URL: README query verbatim answers as from the downloaded file", from_url.equals(from_file),
+        r.check("duckdb URL: docs query verbatim answers as from the downloaded file", from_url.equals(from_file),
                 None if from_url.equals(from_file) else {"url_rows": from_url.num_rows, "file_rows": from_file.num_rows})
         r.equal("duckdb URL: ticks summed over the hours", sum(from_url.column("ticks").to_pylist()), len(ticks_json))
 
@@ -342,66 +345,66 @@ def main() -> int:
 
     r.guarded("polars", polars_checks)
 
-    # 6. The README's polars and DuckDB examples, as written: polars and DuckDB (Python and CLI) on
+    # 6. The docs' polars and DuckDB examples, as written: polars and DuckDB (Python and CLI) on
     # the fetched bytes, since neither reads our URLs directly without range requests / httpfs.
     def hourly_checks(label: str, hours: list, counts: list) -> None:
         r.equal(f"{label}: one row per hour of the day", len(hours), 24)
         r.equal(f"{label}: ticks summed over the hours", sum(int(c) for c in counts), len(ticks_json))
 
-    def readme_polars() -> None:
-        code = readme_block(readme, "python", "pl.read_parquet(io.BytesIO").replace(README_HOST, s.base)
+    def doc_polars() -> None:
+        code = doc_block(doc, "python", "pl.read_parquet(io.BytesIO").replace(DOC_HOST, s.base)
         scope: dict = {}
         with contextlib.redirect_stdout(io.StringIO()) as out:
-            exec(compile(code, "README.md (polars)", "exec"), scope)  # noqa: S102 - the README's own example
-        r.check("README polars snippet: printed the hourly table", len(out.getvalue()) > 0)
-        r.equal("README polars snippet: rows", scope["ticks"].height, len(ticks_json))
-        hourly_checks("README polars snippet", scope["hourly"]["hour"].to_list(), scope["hourly"]["ticks"].to_list())
+            exec(compile(code, "docs/clients.md (polars)", "exec"), scope)  # noqa: S102 - the page's own example
+        r.check("docs polars snippet: printed the hourly table", len(out.getvalue()) > 0)
+        r.equal("docs polars snippet: rows", scope["ticks"].height, len(ticks_json))
+        hourly_checks("docs polars snippet", scope["hourly"]["hour"].to_list(), scope["hourly"]["ticks"].to_list())
 
-    r.guarded("README polars snippet", readme_polars)
+    r.guarded("docs polars snippet", doc_polars)
 
-    def readme_duckdb_python() -> None:
-        code = readme_block(readme, "python", "duckdb.sql").replace(README_HOST, s.base)
+    def doc_duckdb_python() -> None:
+        code = doc_block(doc, "python", "duckdb.sql").replace(DOC_HOST, s.base)
         scope: dict = {}
         with contextlib.redirect_stdout(io.StringIO()) as out:
-            exec(compile(code, "README.md (duckdb)", "exec"), scope)  # noqa: S102 - the README's own example
-        r.check("README DuckDB (Python) snippet: printed the hourly table", len(out.getvalue()) > 0)
+            exec(compile(code, "docs/clients.md (duckdb)", "exec"), scope)  # noqa: S102 - the page's own example
+        r.check("docs DuckDB (Python) snippet: printed the hourly table", len(out.getvalue()) > 0)
         hourly = scope["hourly"].arrow()
         hourly = hourly if isinstance(hourly, pa.Table) else hourly.read_all()
-        hourly_checks("README DuckDB (Python) snippet", hourly.column("hour").to_pylist(), hourly.column("ticks").to_pylist())
+        hourly_checks("docs DuckDB (Python) snippet", hourly.column("hour").to_pylist(), hourly.column("ticks").to_pylist())
 
-    r.guarded("README DuckDB (Python) snippet", readme_duckdb_python)
+    r.guarded("docs DuckDB (Python) snippet", doc_duckdb_python)
 
-    def readme_duckdb_cli() -> None:
+    def doc_duckdb_cli() -> None:
         # The CLI comes from duckdb-cli in requirements.txt, installed beside this Python.
         path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
         if not shutil.which("duckdb", path=path):
             reason = "no duckdb CLI beside this Python or on PATH (pip install duckdb-cli)"
             if os.environ.get("TRADEAPI_TEST_PYTHON"):
-                r.check("README DuckDB CLI snippet: the duckdb CLI is installed", False, reason)
+                r.check("docs DuckDB CLI snippet: the duckdb CLI is installed", False, reason)
             else:
-                r.skip("README DuckDB CLI snippet", reason)
+                r.skip("docs DuckDB CLI snippet", reason)
             return
-        code = readme_block(readme, "sh", "duckdb -c").replace(README_HOST, s.base)
+        code = doc_block(doc, "sh", "duckdb -c").replace(DOC_HOST, s.base)
         cwd = os.path.join(tmp, "cli")  # its own ticks.parquet, apart from the files above
         os.makedirs(cwd, exist_ok=True)
         done = subprocess.run(["bash", "-e", "-c", code], cwd=cwd, env={**os.environ, "PATH": path},
                               capture_output=True, text=True, timeout=60)
-        r.check("README DuckDB CLI snippet: ran", done.returncode == 0, done.stderr[-2000:])
-        r.check("README DuckDB CLI snippet: downloaded the file", os.path.getsize(os.path.join(cwd, "ticks.parquet")) > 0)
+        r.check("docs DuckDB CLI snippet: ran", done.returncode == 0, done.stderr[-2000:])
+        r.check("docs DuckDB CLI snippet: downloaded the file", os.path.getsize(os.path.join(cwd, "ticks.parquet")) > 0)
         hours = re.findall(r"2024-01-0[89] \d\d:00:00", done.stdout)
         counts = re.findall(r"2024-01-0[89] \d\d:00:00\S*\s*│\s*(\d+)", done.stdout)
-        hourly_checks("README DuckDB CLI snippet", hours, counts)
+        hourly_checks("docs DuckDB CLI snippet", hours, counts)
 
-    r.guarded("README DuckDB CLI snippet", readme_duckdb_cli)
+    r.guarded("docs DuckDB CLI snippet", doc_duckdb_cli)
 
     def polars_url() -> None:
-        # What the README says of pl.read_parquet(url). Should this change (polars without range
-        # requests, or a gateway that serves them), the README must change with it.
+        # What docs/clients.md says of pl.read_parquet(url). Should this change (polars without range
+        # requests, or a gateway that serves them), docs/clients.md must change with it.
         try:
             pl.read_parquet(s.url(TICKS, "parquet"))
-            r.check("polars straight from the URL fails as the README says (Range request not supported)", False, "it worked: update the README")
+            r.check("polars straight from the URL fails as docs/clients.md says (Range request not supported)", False, "it worked: update docs/clients.md")
         except Exception as e:  # noqa: BLE001
-            r.check("polars straight from the URL fails as the README says (Range request not supported)", "Range request not supported" in str(e), str(e)[:300])
+            r.check("polars straight from the URL fails as docs/clients.md says (Range request not supported)", "Range request not supported" in str(e), str(e)[:300])
 
     r.guarded("polars URL", polars_url)
 

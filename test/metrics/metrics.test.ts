@@ -2,11 +2,11 @@
 // counters that move with the requests made, route templates as labels (never the raw URL), and
 // the key like every other route.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import t, { type Test } from 'tap';
 
+import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { Bridge, freePort, prepareVenv, SECRET, startGateway, waitFor } from '../helpers/bridge.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 
@@ -122,10 +122,9 @@ await forEachAdapter(t, async (t, adapter) => {
     t.ok(value(after, 'process_cpu_user_seconds_total') >= 0, 'process metrics');
     t.equal(value(after, 'tradeapi_rate_limit_refusals_total'), 0);
 
-    // The README's scrape, as written but for the address.
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const line = /^curl -s -H "X-API-Key: \$TRADEAPI_SECRET_KEY" http:\/\/127\.0\.0\.1:8000\/metrics.*$/m.exec(readme)?.[0];
-    t.ok(line, "the README's curl line");
+    // docs/operations.md's scrape, as written but for the address.
+    const line = /^curl -s -H "X-API-Key: \$TRADEAPI_SECRET_KEY" http:\/\/127\.0\.0\.1:8000\/metrics.*$/m.exec(docBlock(DOC_SNIPPETS.metricsScrape) ?? '')?.[0];
+    t.ok(line, `${DOC_SNIPPETS.metricsScrape.page}'s curl line`);
     // Asynchronous: the server answering it runs on this process's event loop.
     const r = await promisify(execFile)('bash', ['-c', (line ?? 'false').replace('http://127.0.0.1:8000', s.base)], { env: { ...process.env, TRADEAPI_SECRET_KEY: KEY } });
     t.match(r.stdout, /^tradeapi_http_requests_total\{method="GET",route="\/symbols\/\{symbol\}",status="200"\} 1$/m, 'and shows the request counts');

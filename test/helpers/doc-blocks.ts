@@ -1,0 +1,41 @@
+// Where the documentation's runnable snippets live. The tests that run them as written find them
+// here, and test/examples/docs-links.test.ts checks that every page still holds its blocks, so that
+// moving or deleting one fails by name instead of leaving a test that reads nothing.
+// (test/interop/read_back.py, in Python, names its page and markers itself; docs-links checks that
+// they agree with this table.)
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface DocSnippet {
+  /** The page, relative to the repository root. */
+  page: string;
+  /** The fence's language: the block is the first ```lang one holding `marker`. */
+  lang: string;
+  marker: string;
+  /** The file that runs it. */
+  runBy: string;
+}
+
+export const DOC_SNIPPETS = {
+  curl: { page: 'docs/clients.md', lang: 'sh', marker: "curl -s 'http://127.0.0.1:8000/symbols/EURUSD/tick'", runBy: 'test/examples/examples.test.ts' },
+  pandas: { page: 'docs/clients.md', lang: 'python', marker: 'pd.read_parquet', runBy: 'test/interop/read_back.py' },
+  polars: { page: 'docs/clients.md', lang: 'python', marker: 'pl.read_parquet(io.BytesIO', runBy: 'test/interop/read_back.py' },
+  duckdbPython: { page: 'docs/clients.md', lang: 'python', marker: 'duckdb.sql', runBy: 'test/interop/read_back.py' },
+  duckdbCli: { page: 'docs/clients.md', lang: 'sh', marker: 'duckdb -c', runBy: 'test/interop/read_back.py' },
+  duckdbUrl: { page: 'docs/clients.md', lang: 'sql', marker: 'read_parquet', runBy: 'test/interop/read_back.py' },
+  export: { page: 'docs/export.md', lang: 'sh', marker: 'npx tradeapi export ticks', runBy: 'test/cli/export.test.ts' },
+  metricsScrape: { page: 'docs/operations.md', lang: 'sh', marker: 'curl -s -H "X-API-Key: $TRADEAPI_SECRET_KEY" http://127.0.0.1:8000/metrics', runBy: 'test/metrics/metrics.test.ts' },
+} as const satisfies Record<string, DocSnippet>;
+
+export function readPage(page: string): string {
+  return readFileSync(path.join(ROOT, page), 'utf8');
+}
+
+/** The body of the first ```lang block of the snippet's page that holds its marker, else undefined. */
+export function docBlock(snippet: DocSnippet): string | undefined {
+  const fence = new RegExp('```' + snippet.lang + '\\n(.*?)```', 'gs');
+  return [...readPage(snippet.page).matchAll(fence)].map((m) => m[1] as string).find((b) => b.includes(snippet.marker));
+}
