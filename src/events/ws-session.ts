@@ -35,6 +35,7 @@ import { isAfter } from './event-id.js';
 import { tickJson, type EventKind } from './session.js';
 import type { EventHub } from './hub.js';
 import { problem, ProblemError, validationError, type Problem } from '../http/problem.js';
+import { unknownSymbol } from '../http/symbol-hint.js';
 import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
 
 export interface WsSessionOptions {
@@ -291,8 +292,8 @@ export class WsSession {
     // Every symbol must exist: an error now, rather than a subscription that never says anything.
     await Promise.all(
       fresh.map((s) =>
-        this.terminal.symbolInfo(s).catch((e: unknown) => {
-          if (e instanceof TerminalError && e.kind === 'not_found') throw new ProblemError('symbolNotFound', `symbol ${JSON.stringify(s)} is not known to the terminal (${e.message})`);
+        this.terminal.symbolInfo(s).catch(async (e: unknown) => {
+          if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(this.terminal, s, { cause: e.message });
           throw e;
         }),
       ),

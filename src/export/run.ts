@@ -9,8 +9,10 @@ import { ConfigError, loadTerminalSettings, type Env } from '../config/index.js'
 import { encodeSeries } from '../encode/index.js';
 import { toProblem } from '../http/errors-map.js';
 import { ProblemTypes } from '../http/problem.js';
+import { unknownSymbol } from '../http/symbol-hint.js';
 import { withinMaxBars } from '../routes/bar-limit.js';
 import { toSeconds } from '../routes/shared.js';
+import { TerminalError } from '../terminal/errors.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { EXPORT_USAGE, inOptionWords, parseExportArgs, ROUTES, UsageError, type ExportRequest } from './args.js';
@@ -41,20 +43,35 @@ class Interrupted extends Error {
 
 const signalExit = (signal: NodeJS.Signals): number => 128 + (signal === 'SIGINT' ? 2 : 15);
 
-/** Counts rows and remembers the time of the last one as the encoder takes chunks. */
+/** The time of a chunk's row `i` in ms (ticks carry time_msc, bars whole seconds). */
+function rowMs(chunk: TickChunk | RateChunk, i: number): number | undefined {
+  const t = 'time_msc' in chunk ? chunk.time_msc[i] : chunk.time[i] === undefined ? undefined : (chunk.time[i] as bigint) * 1000n;
+  return t === undefined ? undefined : Number(t);
+}
+
+/**
+ * Counts rows as the encoder takes chunks, and the rows it is done with: the encoder asks for a
+ * chunk only once everything made of the previous one has been written (series-encoder.ts; with
+ * Parquet, up to its parallelism of row groups may still be encoding), so at each ask the chunks
+ * before are written. The progress line reports those (`written`, `writtenLastMs`).
+ */
 class CountingSeries<C extends TickChunk | RateChunk> implements Series<C> {
   rows = 0;
-  lastMs: number | undefined;
+  written = 0;
+  firstMs: number | undefined;
+  writtenLastMs: number | undefined;
+  private lastMs: number | undefined;
 
-  constructor(private readonly inner: Series<C>, private readonly onChunk: () => void) {}
+  constructor(private readonly inner: Series<C>) {}
 
   async next(): Promise<C | null> {
+    this.written = this.rows;
+    this.writtenLastMs = this.lastMs;
     const chunk = await this.inner.next();
     if (chunk !== null && chunk.rows > 0) {
       this.rows += chunk.rows;
-      const last = 'time_msc' in chunk ? chunk.time_msc[chunk.rows - 1] : (chunk.time[chunk.rows - 1] ?? 0n) * 1000n;
-      if (last !== undefined) this.lastMs = Number(last);
-      this.onChunk();
+      this.firstMs ??= rowMs(chunk, 0);
+      this.lastMs = rowMs(chunk, chunk.rows - 1) ?? this.lastMs;
     }
     return chunk;
   }
@@ -136,9 +153,9 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
   // JSON to stdout on the terminal that would also show the progress line: no line in the data.
   const progressTo: ProgressStream = target.kind === 'stdout' && io.stdout.isTTY ? { isTTY: false, write: () => true } : io.stderr;
   const progress = new Progress(progressTo, label, request);
-  let series: { readonly rows: number; readonly lastMs: number | undefined; close(): void } | undefined;
+  let series: { readonly rows: number; readonly written: number; readonly firstMs: number | undefined; readonly writtenLastMs: number | undefined; close(): void } | undefined;
   const counting = <C extends TickChunk | RateChunk>(inner: Series<C>): CountingSeries<C> => {
-    const c = new CountingSeries(inner, () => progress.update(c.rows, file?.bytes ?? 0, c.lastMs));
+    const c = new CountingSeries(inner);
     // Arrow and Parquet leave the main thread idle per chunk: let the terminal produce the next meanwhile.
     c.readAhead(request.format !== 'json');
     series = c;
@@ -161,10 +178,20 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
     if (target.kind === 'file') file = await AtomicFile.create(target.path, target.existing);
     if (!file) throw new Error('no output was opened');
     if (interrupted) file.interrupt(interrupted);
-    await encoded.writeTo(file);
+    const out = file;
+    // The progress line after each write: what has been written, never what is only read.
+    await encoded.writeTo({
+      async write(chunk: Uint8Array): Promise<void> {
+        await out.write(chunk);
+        if (series) progress.update(series.written, out.bytes, series.writtenLastMs, series.firstMs);
+      },
+    });
     if (interrupted) throw interrupted;
     await file.commit();
     progress.done(series?.rows ?? 0, file.bytes, target.kind === 'stdout' ? 'stdout' : request.output);
+    // Written and exit 0, as the HTTP answer is a 200 [] (docs/api.md, "Empty ranges"), but never in
+    // silence: a mistyped year must not pass for an export. On stderr whether or not it is a TTY.
+    if ((series?.rows ?? 0) === 0) say(emptyNote(request, target.kind === 'file' ? 'file' : 'answer'));
     return EXIT_OK;
   } catch (e) {
     progress.clear();
@@ -173,7 +200,7 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
       say(interrupted.message);
       return signalExit(interrupted.signal);
     }
-    return report(e, request, say);
+    return await report(e, request, terminal, say);
   } finally {
     series?.close();
     clearTimeout(fallback);
@@ -181,6 +208,18 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
     process.off('SIGTERM', onSignal);
     await terminal.close().catch(() => undefined);
   }
+}
+
+/**
+ * What an export of no rows says. The exit status stays 0 because the HTTP answer for the range is
+ * a 200 with no rows, which follows MT5: copy_ticks_range gives an empty array for any range
+ * without ticks, copy_rates_range one for a range inside the history without bars (a weekend);
+ * a bars range wholly outside the history fails in MT5 and is a 404 here (exit 2).
+ */
+function emptyNote(r: ExportRequest, what: 'file' | 'answer'): string {
+  const range = `from ${new Date(r.fromMs).toISOString()} to ${new Date(r.toMs).toISOString()}`;
+  const written = what === 'file' ? `wrote an empty file (${r.output})` : 'wrote an empty answer';
+  return `${r.symbol} ${r.what}: no rows ${range}; ${written}: the terminal has no ${r.what === 'ticks' ? 'ticks' : 'bars'} there, check --from and --to (exit status 0, as GET …/${r.what}/range answers 200 [] for this range)`;
 }
 
 type Opened = { which: 'ticks'; series: Series<TickChunk> } | { which: 'rates'; series: Series<RateChunk> };
@@ -199,8 +238,10 @@ async function openSeries(terminal: Terminal, r: ExportRequest): Promise<Opened>
 }
 
 /** The HTTP layer's reading of a failure: a 4xx is the caller's (exit 2), anything else exit 1. */
-function report(e: unknown, request: ExportRequest, say: (m: string) => void): number {
-  const problem = toProblem(e, ROUTES[request.what], request.symbol);
+async function report(e: unknown, request: ExportRequest, terminal: Terminal, say: (m: string) => void): Promise<number> {
+  let problem = toProblem(e, ROUTES[request.what], request.symbol);
+  // An unknown symbol: the names that match it but for case, as the HTTP answer gives them.
+  if (problem?.kind === 'symbolNotFound' && e instanceof TerminalError) problem = await unknownSymbol(terminal, request.symbol, { cause: e.message, listing: '' });
   if (problem) {
     const status = ProblemTypes[problem.kind].status;
     say(inOptionWords(problem.detail));

@@ -6,6 +6,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 
 import { constants, parseConstant, type ConstantFamily } from '../terminal/constants.js';
 import type { Format } from '../encode/types.js';
+import { preview } from './preview.js';
 import { received, validationError } from './problem.js';
 
 /** Upper bound on `count` for /rates/* and /ticks/from (documented in OpenAPI). */
@@ -62,6 +63,18 @@ export const Param = {
       'x-only': only,
     });
   },
+  /**
+   * A JSON body member that takes a MetaTrader5 constant by name, as the query does, or any integer
+   * from `minimum` to `maximum` (an integer outside the family stays the terminal's to judge, e.g.
+   * with a retcode). resolveConstants turns names into their integers before the body is checked;
+   * the handler receives the integer.
+   */
+  bodyConstant: (family: ConstantFamily, description: string, minimum: number, maximum: number) =>
+    Type.Union([Type.String({ enum: [...constants(family).keys()] }), Type.Integer({ minimum, maximum })], {
+      description: `${description} (${family}_* name or integer, e.g. ${[...constants(family).keys()][0]} or ${[...constants(family).values()][0]})`,
+      'x-kind': 'constant',
+      'x-family': family,
+    }),
   /** Parquet codec of a series; other formats ignore it. Default zstd (level 1), measured best. */
   compression: () =>
     Type.Union(
@@ -262,6 +275,44 @@ function fieldParser(where: string, name: string, schema: TSchema, required: boo
       return value;
     },
   };
+}
+
+/**
+ * A JSON body with the MetaTrader5 constants it names by name (Param.bodyConstant members, at any
+ * depth of objects) replaced by their integers, before the body's schema is checked: names are
+ * taken in the body wherever the query takes them, and an unknown one gets the query's 400 (the
+ * allowed names listed). A member that is neither a name nor an integer in range is a 400 saying
+ * what it takes. `path` names the value in details ('' for the body itself). Integers pass as they
+ * are, so a body resolved once may be resolved again (a handler called without the dispatcher).
+ */
+export function resolveConstants(schema: TSchema, value: unknown, path = ''): unknown {
+  if (schema['x-kind'] === 'constant' && Array.isArray(schema.anyOf)) return resolveConstant(schema, value, path);
+  if (schema.type !== 'object' || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  let out: Record<string, unknown> | undefined;
+  for (const [name, sub] of Object.entries(properties)) {
+    if (!Object.hasOwn(value, name)) continue;
+    const before = (value as Record<string, unknown>)[name];
+    const after = resolveConstants(sub, before, path === '' ? name : `${path}.${name}`);
+    if (after !== before) (out ??= { ...(value as Record<string, unknown>) })[name] = after;
+  }
+  return out ?? value;
+}
+
+function resolveConstant(schema: TSchema, value: unknown, path: string): number {
+  const family = schema['x-family'] as ConstantFamily;
+  const label = path === '' ? 'the body' : `body member '${path}'`;
+  if (typeof value === 'string') {
+    const byName = constants(family).get(value);
+    if (byName !== undefined) return byName;
+    const allowed = [...constants(family).keys()].join(', ');
+    throw validationError(`${label} must be ${withArticle(family)} constant name or its integer value (allowed: ${allowed}); received ${received(value)}`);
+  }
+  const integer = (schema.anyOf as TSchema[]).find((s) => s.type === 'integer');
+  const lo = typeof integer?.minimum === 'number' ? integer.minimum : Number.MIN_SAFE_INTEGER;
+  const hi = typeof integer?.maximum === 'number' ? integer.maximum : Number.MAX_SAFE_INTEGER;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= lo && value <= hi) return value;
+  throw validationError(`${label} must be ${withArticle(family)} constant name or an integer from ${lo} to ${hi}; received ${value === undefined ? 'nothing' : preview(value)}`);
 }
 
 /** Parses raw strings against an object schema; compiled once per route. */

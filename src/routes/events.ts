@@ -7,6 +7,7 @@ import { EventSession, type EventKind } from '../events/session.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
 import { defineRoute, type Route } from '../http/route.js';
+import { unknownSymbol } from '../http/symbol-hint.js';
 import { TerminalError } from '../terminal/errors.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
@@ -84,8 +85,8 @@ export const eventRoutes: readonly Route[] = [
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
       await Promise.all(
         symbols.map((s) =>
-          terminal.symbolInfo(s).catch((e: unknown) => {
-            if (e instanceof TerminalError && e.kind === 'not_found') throw new ProblemError('symbolNotFound', `symbol ${JSON.stringify(s)} is not known to the terminal (${e.message})`);
+          terminal.symbolInfo(s).catch(async (e: unknown) => {
+            if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(terminal, s, { cause: e.message });
             throw e;
           }),
         ),

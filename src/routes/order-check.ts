@@ -1,9 +1,11 @@
 // POST /order/check: order_check(request) without executing anything.
 import { Type } from '@sinclair/typebox';
 
-import { ProblemError, received, validationError } from '../http/problem.js';
+import { validationError } from '../http/problem.js';
+import { Param, resolveConstants } from '../http/params.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { recordSchema } from '../http/record-schema.js';
+import { unknownSymbol } from '../http/symbol-hint.js';
 import { constantName, constants } from '../terminal/constants.js';
 import { TerminalError } from '../terminal/errors.js';
 import { OrderCheckResultColumns } from '../terminal/records.js';
@@ -17,14 +19,15 @@ const num = (description: string) => Type.Number({ description });
 const NEEDS_SYMBOL = ['TRADE_ACTION_DEAL', 'TRADE_ACTION_PENDING'].map((name) => constants('TRADE_ACTION').get(name) as number);
 
 /**
- * The 17 members of MqlTradeRequest (mt5-reference §4.9). Only `action` is required by the schema:
+ * The 17 members of MqlTradeRequest (mt5-reference §4.9); `action`, `type`, `type_filling` and
+ * `type_time` by constant name or integer, as the query takes constants. Only `action` is required by the schema:
  * which other members matter depends on the action (a REMOVE needs only `order`), and the terminal
  * answers a missing one with a retcode, as MT5 does (omitted members are 0 / ''), except the
  * symbol of a DEAL or PENDING request (see checkSymbol). Unknown members are refused.
  */
 export const TradeRequestBody = Type.Object(
   {
-    action: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'TRADE_ACTION_* value, e.g. 1 = TRADE_ACTION_DEAL' }),
+    action: Param.bodyConstant('TRADE_ACTION', 'The trade operation', 0, 2 ** 31 - 1),
     magic: Type.Optional(int('Expert magic number')),
     order: Type.Optional(int('Order ticket (modify/remove a pending order)')),
     symbol: Type.Optional(Type.String({ maxLength: 64, description: 'Symbol name; required for TRADE_ACTION_DEAL and TRADE_ACTION_PENDING' })),
@@ -34,9 +37,9 @@ export const TradeRequestBody = Type.Object(
     sl: Type.Optional(num('Stop loss price (0 = none)')),
     tp: Type.Optional(num('Take profit price (0 = none)')),
     deviation: Type.Optional(int('Maximum deviation from price, in points')),
-    type: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'ORDER_TYPE_* value' })),
-    type_filling: Type.Optional(int('ORDER_FILLING_* value')),
-    type_time: Type.Optional(int('ORDER_TIME_* value')),
+    type: Type.Optional(Param.bodyConstant('ORDER_TYPE', 'Order type', 0, 2 ** 31 - 1)),
+    type_filling: Type.Optional(Param.bodyConstant('ORDER_FILLING', 'Filling policy', -(2 ** 53) + 1, 2 ** 53 - 1)),
+    type_time: Type.Optional(Param.bodyConstant('ORDER_TIME', 'Order lifetime', -(2 ** 53) + 1, 2 ** 53 - 1)),
     expiration: Type.Optional(int('Expiration time, seconds (ORDER_TIME_SPECIFIED)')),
     // MT5 keeps 31 characters of a comment; the package refuses longer ones (-2).
     comment: Type.Optional(Type.String({ maxLength: 31, description: 'Order comment, at most 31 characters' })),
@@ -48,7 +51,7 @@ export const TradeRequestBody = Type.Object(
     title: 'TradeRequest',
     // For the OpenAPI document (JSON Schema 2020-12), so that clients and fuzzers know the rule;
     // TypeBox does not evaluate if/then, checkSymbol enforces it with a detail that names it.
-    if: { properties: { action: { enum: NEEDS_SYMBOL } } },
+    if: { properties: { action: { enum: [...NEEDS_SYMBOL, ...NEEDS_SYMBOL.map((v) => constantName('TRADE_ACTION', v))] } } },
     then: { required: ['symbol'], properties: { symbol: { minLength: 1 } } },
   },
 );
@@ -75,9 +78,7 @@ async function checkSymbol(terminal: Terminal, request: Partial<TradeRequest>): 
   try {
     await terminal.symbolInfo(symbol);
   } catch (e) {
-    if (e instanceof TerminalError && e.kind === 'not_found') {
-      throw new ProblemError('symbolNotFound', `request.symbol ${received(symbol)} is not known to the terminal`);
-    }
+    if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(terminal, symbol, { what: 'request.symbol' });
     throw e;
   }
 }
@@ -86,9 +87,12 @@ export const orderCheckRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/order/check',
+    mt5: 'order_check',
     summary: 'Check a trade request without executing it',
     description:
-      'Body {"request": {...}} with Content-Type application/json, at most 64 KiB. Only `action` is required; a DEAL (1) or PENDING (5) ' +
+      'Body {"request": {...}} with Content-Type application/json, at most 64 KiB. `action`, `type`, `type_filling` and `type_time` take the ' +
+      'MT5 constant name or its integer, as query parameters do ("TRADE_ACTION_DEAL" or 1); an unknown name is a 400 listing the names. ' +
+      'Only `action` is required; a DEAL (1) or PENDING (5) ' +
       'request also needs `symbol` (400 without it), and an unknown `symbol` is a 404. Everything else is judged by the terminal: ' +
       'a failed check is still a 200, whose retcode is a TRADE_RETCODE_* value (0 means the check passed), as order_check reports it.',
     tags: ['trading'],
@@ -97,7 +101,8 @@ export const orderCheckRoutes: readonly Route[] = [
     errors: ['symbolNotFound', 'payloadTooLarge', 'unsupportedMediaType'],
     response: { kind: 'object', description: 'order_check(request)', schema: recordSchema('OrderCheckResult', OrderCheckResultColumns) },
     async handler({ terminal, body }) {
-      const request = body.request as Partial<TradeRequest>;
+      // Names already resolved by the dispatcher; again here for a caller that only checked the schema.
+      const request = resolveConstants(TradeRequestBody, body.request, 'request') as Partial<TradeRequest>;
       await checkSymbol(terminal, request);
       const result = await terminal.orderCheck(request);
       return { kind: 'object', value: result, columns: OrderCheckResultColumns };

@@ -72,7 +72,7 @@ await forEachAdapter(t, async (t, adapter) => {
     t.same(request?.required, ['action'], 'only action is required by the schema');
     t.match(request?.properties.symbol?.description, /required for TRADE_ACTION_DEAL and TRADE_ACTION_PENDING/);
     // The rule itself, in JSON Schema 2020-12 terms, for clients and fuzzers.
-    t.same(request?.if, { properties: { action: { enum: [1, 5] } } });
+    t.same(request?.if, { properties: { action: { enum: [1, 5, 'TRADE_ACTION_DEAL', 'TRADE_ACTION_PENDING'] } } }, 'by integer or name');
     t.same(request?.then, { required: ['symbol'], properties: { symbol: { minLength: 1 } } });
   });
 
