@@ -38,6 +38,7 @@ export function encodeRecords(format: Format, rows: readonly object[], schema: S
       },
     };
   }
+  if (format === 'packed') throw new TypeError('the packed form is for tick and bar series only');
   const target: ColumnTarget = format;
   const table = recordTable(rows, schema, target);
   if (format === 'arrow') {

@@ -22,6 +22,7 @@ import {
   type WasmRecordBatch,
 } from './parquet-wasm.js';
 import { defaultParallelism, loadNativeParquet, writeParquetNative, type NativeParquetCodec } from './parquet-native.js';
+import { writePacked } from './packed-rows.js';
 import { layoutOf, type SeriesChunk, type SeriesKind, type SeriesLayout } from './series-layout.js';
 import { MediaTypes, type BodySink, type Encoded, type Format } from './types.js';
 
@@ -87,6 +88,8 @@ export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries
             return await writeArrow(layout, source, sink, options);
           case 'parquet':
             return await writeParquetSeries(layout, source, sink, options);
+          case 'packed':
+            return await writePacked(layout, source, sink, options.onRows);
         }
       } finally {
         try {

@@ -3,12 +3,14 @@
 // that a large series never sits whole in memory. Formats: JSON, Parquet, Arrow IPC stream.
 import type { FieldSpec } from '../terminal/records.js';
 
-export type Format = 'json' | 'parquet' | 'arrow';
+export type Format = 'json' | 'parquet' | 'arrow' | 'packed';
 
 export const MediaTypes: Readonly<Record<Format, string>> = {
   json: 'application/json',
   parquet: 'application/parquet',
   arrow: 'application/vnd.apache.arrow.stream',
+  /** Series only: rows packed as the MetaTrader5 package's numpy dtype (packed-rows.ts). */
+  packed: 'application/vnd.tradeapi.packed',
 };
 
 /** Where encoded bytes go. write() resolves once the transport can take more (backpressure) and

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 
 import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
-import { validationError } from '../http/problem.js';
+import { ProblemError, validationError } from '../http/problem.js';
 import { recordSchema } from '../http/record-schema.js';
 import { TradeDealColumns, TradeOrderColumns } from '../terminal/records.js';
 import type { HistoryFilter } from '../terminal/terminal.js';
@@ -49,26 +49,43 @@ function toFilter(q: Selectors): HistoryFilter {
   return f;
 }
 
+/**
+ * As history_*_get(ticket=) / (position=) do (they fail with -4, 'Terminal: Not found'): a ticket or
+ * position that selects nothing, with no date range, is a 404 — unlike a date range with nothing in
+ * it, an empty list. (The Terminal interface answers both with an empty list.)
+ */
+function found<T>(rows: T[], filter: HistoryFilter, what: string): T[] {
+  if (rows.length > 0 || filter.date_from !== undefined || (filter.ticket === undefined && filter.position === undefined)) return rows;
+  const by = filter.ticket !== undefined ? `ticket ${filter.ticket}` : `position ${filter.position}`;
+  throw new ProblemError('notFound', `no ${what} with ${by} in the account's history (history_${what.replace(' ', '_')}_get fails with -4 'Terminal: Not found')`);
+}
+
 const range = { date_from: Param.date('Start of the range (inclusive)'), date_to: Param.date('End of the range (inclusive)') };
-const selectorHelp = 'Select by date_from and date_to (both), or by ticket, or by position; group and symbol narrow further.';
+const selectorHelp =
+  'Select by date_from and date_to (both), or by ticket, or by position; group and symbol narrow further. ' +
+  'A ticket or position (without dates) that selects nothing is a 404, as history_*_get fails with -4; a range with nothing in it is an empty list.';
 
 export const historyRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/history/orders',
+    mt5: 'history_orders_get',
     summary: 'Historical orders',
     description: selectorHelp,
     tags: ['history'],
     operational: false,
     query: selectors,
+    errors: ['notFound'],
     response: { kind: 'records', description: 'history_orders_get(...)', schema: Type.Array(recordSchema('TradeOrder', TradeOrderColumns)) },
     async handler({ terminal, query }) {
-      return { kind: 'records', rows: await terminal.historyOrdersGet(toFilter(query)), columns: TradeOrderColumns };
+      const filter = toFilter(query);
+      return { kind: 'records', rows: found(await terminal.historyOrdersGet(filter), filter, 'orders'), columns: TradeOrderColumns };
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/history/orders/total',
+    mt5: 'history_orders_total',
     summary: 'Number of historical orders in a range',
     tags: ['history'],
     operational: false,
@@ -83,19 +100,23 @@ export const historyRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/history/deals',
+    mt5: 'history_deals_get',
     summary: 'Historical deals',
     description: selectorHelp,
     tags: ['history'],
     operational: false,
     query: selectors,
+    errors: ['notFound'],
     response: { kind: 'records', description: 'history_deals_get(...)', schema: Type.Array(recordSchema('TradeDeal', TradeDealColumns)) },
     async handler({ terminal, query }) {
-      return { kind: 'records', rows: await terminal.historyDealsGet(toFilter(query)), columns: TradeDealColumns };
+      const filter = toFilter(query);
+      return { kind: 'records', rows: found(await terminal.historyDealsGet(filter), filter, 'deals'), columns: TradeDealColumns };
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/history/deals/total',
+    mt5: 'history_deals_total',
     summary: 'Number of historical deals in a range',
     tags: ['history'],
     operational: false,

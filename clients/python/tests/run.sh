@@ -1,0 +1,40 @@
+#!/bin/sh
+# The Python client's checks (clients/python): a venv (build/client-venv) with the pinned numpy and
+# vermin; vermin --target=3.9- on the package and its tests; `pip install ./clients/python` into a
+# second, empty venv must pull in numpy and nothing else, and a wheel must build; then every
+# unittest suite in clients/python/tests (units, the parity suite: client -> gateway -> bridge ->
+# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python").
+# Needs node and the built gateway (npm run build:ts). Prints "N passed, N failed".
+#
+# PYTHON=/path/to/python3.9 sh clients/python/tests/run.sh runs it on that interpreter.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+PY=${PYTHON:-python3}
+TAG=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+VENV="$ROOT/build/client-venv-$TAG"
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$ROOT/clients/python/tests/requirements.txt"
+"$VENV/bin/python" -c 'import sys; print("client tests on Python %s (%s)" % (sys.version.split()[0], sys.executable))'
+"$VENV/bin/vermin" --target=3.9- --no-tips --violations --eval-annotations \
+  "$ROOT/clients/python/tradeapi_client" "$ROOT/clients/python/tests"
+
+# Installable: into an empty venv, numpy is the only dependency; and as a wheel.
+INSTALL="$ROOT/build/client-install-venv-$TAG"
+rm -rf "$INSTALL" "$ROOT/build/client-wheel"
+"$PY" -m venv "$INSTALL"
+"$INSTALL/bin/python" -m pip install -q --disable-pip-version-check "$ROOT/clients/python"
+"$INSTALL/bin/python" - <<'PY'
+import importlib.metadata as md
+names = sorted(d.metadata["Name"].lower() for d in md.distributions())
+extra = [n for n in names if n not in ("numpy", "tradeapi-client", "pip", "setuptools", "wheel")]
+assert not extra, "pip install ./clients/python pulled in more than numpy: %s" % extra
+import tradeapi_client.mt5 as mt5
+assert len(mt5.FUNCTIONS) == 32
+print("pip install ./clients/python: %s" % ", ".join(names))
+PY
+"$INSTALL/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$ROOT/build/client-wheel" "$ROOT/clients/python"
+ls "$ROOT/build/client-wheel"/tradeapi_client-*.whl
+rm -rf "$INSTALL"
+
+cd "$ROOT/clients/python/tests"
+"$VENV/bin/python" run_tests.py
