@@ -103,6 +103,8 @@ export interface Subject {
   readonly kind: BodyKind;
   /** mt5api wraps rows in {"data": [...], "count": N, "format": "json"}. */
   readonly envelope: boolean;
+  /** Sent as Accept-Encoding (the body is decoded after the clock stops). */
+  readonly acceptEncoding?: string;
 }
 
 export interface Expected {
@@ -134,7 +136,7 @@ export async function measure(subject: Subject, expected: Expected, repeat = 1, 
     sideProbe?.start();
     let result;
     try {
-      result = await pull(subject.url, subject.kind, timeoutMs, subject.envelope);
+      result = await pull(subject.url, subject.kind, timeoutMs, subject.envelope, subject.acceptEncoding);
     } catch (e) {
       probe?.stop();
       sideProbe?.stop();

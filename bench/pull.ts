@@ -279,20 +279,59 @@ export function sinkFor(kind: BodyKind, envelope = false): BodySink {
   }
 }
 
+/** Keeps a compressed body (Content-Encoding gzip, br or zstd) and decodes it into `inner` in check(). */
+export class DecodingSink implements BodySink {
+  private readonly parts: Buffer[] = [];
+
+  constructor(
+    readonly encoding: string,
+    private readonly inner: BodySink,
+  ) {}
+
+  write(chunk: Buffer): void {
+    this.parts.push(chunk);
+  }
+
+  async check(): Promise<BodyCheck> {
+    const body = Buffer.concat(this.parts);
+    this.parts.length = 0;
+    if (this.encoding === 'zstd') {
+      const { Decompress } = (await import('fzstd')) as unknown as { Decompress: new (ondata: (chunk: Uint8Array) => void) => { push(chunk: Uint8Array, final?: boolean): void } };
+      const d = new Decompress((c) => this.inner.write(Buffer.from(c.buffer, c.byteOffset, c.byteLength)));
+      for (let i = 0; i < body.length; i += 1 << 20) d.push(body.subarray(i, Math.min(body.length, i + (1 << 20))), i + (1 << 20) >= body.length);
+    } else {
+      const zlib = await import('node:zlib');
+      const stream = this.encoding === 'br' ? zlib.createBrotliDecompress() : this.encoding === 'gzip' ? zlib.createGunzip() : undefined;
+      if (!stream) throw new Error(`unknown Content-Encoding ${this.encoding}`);
+      await new Promise<void>((resolve, reject) => {
+        stream.on('data', (c: Buffer) => this.inner.write(c));
+        stream.on('end', resolve);
+        stream.on('error', reject);
+        stream.end(body);
+      });
+    }
+    return this.inner.check();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The request
 
 /** GET `url` and time it, handing the body to a sink for `kind`. Rejects on timeout or socket error. */
-export function pull(url: string, kind: BodyKind, timeoutMs = 600_000, envelope = false): Promise<PullResult> {
+export function pull(url: string, kind: BodyKind, timeoutMs = 600_000, envelope = false, acceptEncoding?: string): Promise<PullResult> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     let headersMs = Number.NaN;
     let ttfbMs = Number.NaN;
     let bytes = 0;
-    const req = http.get(url, { agent: false, headers: { accept: '*/*' } }, (res) => {
+    const headers: Record<string, string> = { accept: '*/*', ...(acceptEncoding !== undefined ? { 'accept-encoding': acceptEncoding } : {}) };
+    const req = http.get(url, { agent: false, headers }, (res) => {
       headersMs = performance.now() - start;
       const status = res.statusCode ?? 0;
-      const sink = status === 200 ? sinkFor(kind, envelope) : new OpaqueSink();
+      const contentEncoding = String(res.headers['content-encoding'] ?? 'identity');
+      const plain = status === 200 ? sinkFor(kind, envelope) : new OpaqueSink();
+      // A compressed body is kept as it came and decoded into the sink after the clock stops.
+      const sink = contentEncoding === 'identity' || status !== 200 ? plain : new DecodingSink(contentEncoding, plain);
       let errorText = '';
       res.on('data', (chunk: Buffer) => {
         if (bytes === 0) ttfbMs = performance.now() - start;
