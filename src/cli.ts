@@ -12,6 +12,10 @@ Usage:
   tradeapi serve [--host 127.0.0.1] [--port 8000] [--read-only]
   tradeapi export ticks|rates SYMBOL --from DATE --to DATE [--timeframe TF] [--flags F] -o FILE
                    a range straight to FILE.parquet|.arrow|.json (tradeapi export --help)
+  tradeapi sync --store DIR --symbols S,S --from DATE [--to DATE] [--follow] [--refresh DAYS]
+                   ticks and M1 bars into a local Parquet store (tradeapi sync --help)
+  tradeapi store gaps SYMBOL [--store DIR]
+                   what the store holds of SYMBOL, and its gaps
   tradeapi --help
   tradeapi --version
 
@@ -43,6 +47,8 @@ Environment, both:
                                           ZONE+HH:MM, e.g. America/New_York+07:00
   TRADEAPI_SIM_SERVER_TZ                  the simulator's server time zone, same forms
                                           (default UTC; TRADEAPI_TERMINAL=sim only)
+  TRADEAPI_STORE                          a local history store (tradeapi sync): /ticks/range answers
+                                          from it for the days it holds (default: off)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
   TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 32 MiB of RAM, 32..1024)
@@ -91,6 +97,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     // Its own options (src/export/args.ts); loaded only for this command.
     const { runExport } = await import('./export/run.js');
     process.exit(await runExport(argv.slice(1)));
+  }
+  if (argv[0] === 'sync') {
+    // A local history store (src/sync/, src/store/); its own options.
+    const { runSync } = await import('./sync/run.js');
+    process.exit(await runSync(argv.slice(1)));
+  }
+  if (argv[0] === 'store') {
+    const { runStore } = await import('./sync/gaps.js');
+    process.exit(await runStore(argv.slice(1)));
   }
   let parsed;
   try {

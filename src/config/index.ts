@@ -1,6 +1,7 @@
 // Service configuration, read once from the environment at start-up. Every variable is parsed up
 // front so that a bad value stops the process before anything listens (see cli.ts: exit code 2).
 import os from 'node:os';
+import path from 'node:path';
 
 import { parseServerZone, type ServerZone } from './server-zone.js';
 
@@ -64,6 +65,11 @@ export interface Config {
   readonly connections: ConnectionSettings;
   /** Live events (GET /events, both modes). */
   readonly events: EventSettings;
+  /**
+   * TRADEAPI_STORE: a local history store (`tradeapi sync`, docs/store.md) that /ticks/range answers
+   * from for the days it covers; unset or empty: off. Both modes.
+   */
+  readonly store?: string | undefined;
   /**
    * Present exactly in read-only mode (`serve --read-only`, Variant B): then the routes sit under
    * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
@@ -245,7 +251,7 @@ export function loadTerminalSettings(env: Env): TerminalSettings {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -259,7 +265,15 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     shutdownGraceMs: parseMs(env, 'TRADEAPI_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs),
     connections: parseConnectionSettings(env),
     events: parseEventSettings(env),
+    store: parseStoreDir(env.TRADEAPI_STORE),
   };
+}
+
+/** TRADEAPI_STORE: an absolute directory (a relative one is resolved against the working directory). */
+function parseStoreDir(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.includes('\0')) throw new ConfigError('TRADEAPI_STORE must be a directory path');
+  return path.resolve(raw);
 }
 
 function parseEventSettings(env: Env): EventSettings {

@@ -39,7 +39,8 @@ export interface Series<C> extends AsyncIterable<C> {
   next(): Promise<C | null>;
   close(): void;
   /**
-   * Produce the next chunk while the consumer handles the current one (at most one ahead).
+   * Produce the next chunks while the consumer handles the current one (a bounded few ahead:
+   * READ_AHEAD_CHUNKS in native-terminal.ts).
    * Worth it when handling a chunk costs the main thread little (Arrow, native Parquet): production
    * and sending then overlap on two cores. Off by default: a consumer that keeps the main thread
    * busy (JSON) gains little and leaves the GC no idle time (measured: +460 MB peak RSS on 10 M ticks).
@@ -47,4 +48,9 @@ export interface Series<C> extends AsyncIterable<C> {
   readAhead?(enabled: boolean): void;
   /** Rows per chunk from the next one produced on (the terminal's own limits still apply). */
   setChunkRows?(rows: number): void;
+  /**
+   * Where the rows come from, when a local store took part (src/store/store-terminal.ts), e.g.
+   * "store=2024-01-08T00:00:00.000Z/2024-01-08T23:59:59.999Z, terminal=…": the Tradeapi-Source header.
+   */
+  readonly source?: string;
 }

@@ -1,0 +1,76 @@
+// GET /store/coverage: what the local history store (TRADEAPI_STORE, filled by `tradeapi sync`)
+// holds of one symbol's ticks, day by day, and its gaps (the same report as `tradeapi store gaps`).
+import { Type } from '@sinclair/typebox';
+
+import { Param } from '../http/params.js';
+import { ProblemError, validationError } from '../http/problem.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { tickCoverage } from '../store/coverage.js';
+import { readManifest, StoreMismatchError } from '../store/manifest.js';
+import { orderedRange } from './shared.js';
+
+/** The longest range one request reports on (ten years of days). */
+const MAX_DAYS = 3660;
+
+const Status = Type.Union(['complete', 'weekend', 'empty', 'partial', 'unavailable', 'missing'].map((s) => Type.Literal(s)), {
+  description: 'complete: ticks stored; weekend / empty: fetched, the terminal had none (a Saturday or Sunday / a weekday); partial: fetched up to `through`; unavailable: the terminal refused the range; missing: never fetched',
+});
+
+const CoverageSchema = Type.Object(
+  {
+    symbol: Type.String(),
+    server: Type.String({ description: 'The trade server the store holds' }),
+    zone: Type.String({ description: 'The server time zone the stamps were converted from' }),
+    from: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    to: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    totals: Type.Record(Type.String(), Type.Integer(), { description: 'Days per status' }),
+    rows: Type.Integer({ description: 'Ticks stored in the range' }),
+    days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), status: Status, rows: Type.Integer(), through: Type.Optional(Type.String({ format: 'date-time' })) })),
+    gaps: Type.Array(Type.Object({ from: Type.String({ format: 'date' }), to: Type.String({ format: 'date' }), days: Type.Integer(), status: Status })),
+  },
+  { additionalProperties: false },
+);
+
+export const storeRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/store/coverage',
+    summary: 'Coverage of the local history store',
+    description:
+      'What the local store (TRADEAPI_STORE, filled by `tradeapi sync`) holds of a symbol\'s ticks, per UTC day, and the gaps: ' +
+      'days never fetched told apart from days fetched and empty (weekends, holidays). Without date_from/date_to: the days fetched. ' +
+      'A 404 when no store is configured or it holds nothing of the symbol. See docs/store.md.',
+    tags: ['market data'],
+    operational: false,
+    query: {
+      symbol: Param.symbol(),
+      date_from: Type.Optional(Param.date('First day to report on')),
+      date_to: Type.Optional(Param.date('Last day to report on')),
+    },
+    errors: ['notFound'],
+    response: { kind: 'json', description: 'Coverage per day and the gaps', schema: CoverageSchema },
+    async handler({ config, query }) {
+      const root = config.store;
+      if (root === undefined) throw new ProblemError('notFound', 'no local history store is configured (set TRADEAPI_STORE to a directory filled by tradeapi sync)');
+      const from = query.date_from;
+      const to = query.date_to;
+      if (from !== undefined && to !== undefined) orderedRange(from, to);
+      let manifest;
+      try {
+        manifest = await readManifest(root);
+      } catch (e) {
+        if (e instanceof StoreMismatchError) throw new ProblemError('notFound', `the store at TRADEAPI_STORE cannot be read: ${e.message}`);
+        throw e;
+      }
+      if (!manifest) throw new ProblemError('notFound', 'the store at TRADEAPI_STORE has no manifest yet (run tradeapi sync)');
+      const held = manifest.symbols[query.symbol];
+      if (!held && from === undefined) throw new ProblemError('notFound', `the store holds nothing of ${query.symbol}`);
+      const first = from ?? (to !== undefined ? to : undefined);
+      const last = to ?? (from !== undefined ? Date.now() : undefined);
+      if (first !== undefined && last !== undefined && (last - first) / 86_400_000 > MAX_DAYS) {
+        throw validationError(`the range covers more than ${MAX_DAYS} days; ask for a shorter one`);
+      }
+      return { kind: 'json', status: 200, value: tickCoverage(manifest, query.symbol, first, last) };
+    },
+  }),
+];

@@ -1,0 +1,419 @@
+// `tradeapi sync`: pulls ticks and M1 bars of some symbols from the terminal into a store
+// (src/store/), one partition file per UTC day of ticks and per UTC month of bars, incrementally.
+//
+//   resume      a partition the manifest records as complete is never pulled again (unless
+//               --refresh reaches it); one it records as partial (today, this month) or not at
+//               all is pulled again whole, from its start, and its file replaced: so an overlap is
+//               replaced as a block and identical genuine ticks are never deduplicated away
+//   atomic      each file is written to FILE.tmp-PID and renamed over FILE (export/atomic-file.ts),
+//               then the manifest (itself atomic); a kill at any moment leaves only whole files
+//   bars        never the still-forming bar: a month is pulled up to the last bar that has closed
+//   one writer  DIR/.sync.lock (store/lock.ts)
+//   terminal    chunk by chunk (64 K rows a call), so an interactive call waits at most one chunk
+//
+// Exit status: 0 done, 1 failed (a terminal error, the store busy), 2 bad arguments (an unknown
+// symbol, a store of another server or zone, a --store that is not a directory), 130/143 on
+// SIGINT/SIGTERM (the file in progress is discarded; what is committed stays).
+import { mkdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+import { ConfigError, loadTerminalSettings, type Env } from '../config/index.js';
+import { encodeSeries } from '../encode/index.js';
+import { AtomicFile } from '../export/atomic-file.js';
+import { Progress, type ProgressStream } from '../export/progress.js';
+import { DAY_MS, dayKey, dayStart, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from '../store/layout.js';
+import { StoreBusyError, StoreLock } from '../store/lock.js';
+import { checkIdentity, emptyManifest, readManifest, setEntry, StoreMismatchError, writeManifest, type Manifest, type PartitionEntry } from '../store/manifest.js';
+import { isTerminalError } from '../terminal/errors.js';
+import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import type { Terminal } from '../terminal/terminal.js';
+import { parseSyncArgs, SYNC_USAGE, UsageError, type SyncRequest } from './args.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+const INTERRUPT_GRACE_MS = 3_000;
+/** Ticks younger than this are not trusted to be all there yet: a day is complete this long after its end. */
+export const SETTLE_MS = 5_000;
+/** Rows per terminal call: bounds how long an interactive call waits behind the sync. */
+const SYNC_CHUNK_ROWS = 65_536;
+const TIMEFRAME_M1 = 1;
+const COPY_TICKS_ALL = -1;
+
+export interface SyncIo {
+  env: Env;
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+}
+
+class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}`);
+  }
+}
+
+const signalExit = (signal: NodeJS.Signals): number => 128 + (signal === 'SIGINT' ? 2 : 15);
+
+/** Passes chunks on, checking time order and counting rows; the first chunk was read already. */
+class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
+  rows = 0;
+  lastMs: number | undefined;
+  private pending: C | null;
+  private last = -1n;
+
+  constructor(first: C, private readonly inner: Series<C>, private readonly what: string, private readonly onChunk: (s: CheckedSeries<C>) => void) {
+    this.pending = first;
+  }
+
+  async next(): Promise<C | null> {
+    let chunk: C | null;
+    if (this.pending) {
+      chunk = this.pending;
+      this.pending = null;
+    } else {
+      chunk = await this.inner.next();
+    }
+    if (chunk === null) return null;
+    const times = 'time_msc' in chunk ? chunk.time_msc : chunk.time;
+    const strict = !('time_msc' in chunk); // bars: one per open time; ticks may share a millisecond
+    for (let i = 0; i < chunk.rows; i++) {
+      const t = times[i] as bigint;
+      if (t < this.last || (strict && t === this.last)) throw new Error(`the terminal returned ${this.what} out of time order (at ${t}); nothing was stored for this partition`);
+      this.last = t;
+    }
+    this.rows += chunk.rows;
+    if (chunk.rows > 0) this.lastMs = Number('time_msc' in chunk ? this.last : this.last * 1000n);
+    this.onChunk(this);
+    return chunk;
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  readAhead(enabled: boolean): void {
+    this.inner.readAhead?.(enabled);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<C> {
+    for (;;) {
+      const c = await this.next();
+      if (c === null) return;
+      yield c;
+    }
+  }
+}
+
+/** The first non-empty chunk, or null for an empty series (closed then). */
+async function firstChunk<C extends { rows: number }>(series: Series<C>): Promise<C | null> {
+  for (;;) {
+    const c = await series.next();
+    if (c === null) {
+      series.close();
+      return null;
+    }
+    if (c.rows > 0) return c;
+  }
+}
+
+interface Totals {
+  rows: number;
+  bytes: number;
+  files: number;
+}
+
+export interface SyncContext {
+  terminal: Terminal;
+  root: string;
+  manifest: Manifest;
+  /** The terminal's clock, ms UTC. */
+  now(): number;
+  /** Set once a signal arrived: stop at the next partition. */
+  stopped(): Interrupted | undefined;
+  /** The file being written, so that a signal can interrupt and discard it. */
+  current: AtomicFile | undefined;
+  progress: (label: string, range: { fromMs: number; toMs: number }) => Progress;
+}
+
+/** What one partition needs: nothing (complete), or a pull of [fromMs, throughMs]. */
+function plan(entry: PartitionEntry | undefined, start: number, end: number, settledTo: number, refreshFrom: number): { throughMs: number; complete: boolean } | undefined {
+  if (start > settledTo) return undefined; // in the future
+  const refresh = start >= refreshFrom;
+  if (entry && entry.complete && !refresh) return undefined;
+  if (entry?.unavailable && !refresh) return undefined;
+  const throughMs = Math.min(end - 1, settledTo);
+  return { throughMs, complete: throughMs === end - 1 };
+}
+
+/** Writes one partition from `open`'s series: a file when it has rows, none (and none left) when not. */
+async function writePartition<C extends TickChunk | RateChunk>(
+  ctx: SyncContext,
+  dataset: Dataset,
+  symbol: string,
+  key: string,
+  open: () => Promise<Series<C>>,
+  onChunk: (rows: number, bytes: number, lastMs: number | undefined) => void,
+): Promise<{ rows: number; bytes: number; unavailable: boolean }> {
+  const file = partitionFile(ctx.root, dataset, symbol, key);
+  let series: Series<C>;
+  try {
+    series = await open();
+  } catch (e) {
+    // A range the terminal does not serve (before its history, beyond maxbars): recorded as such.
+    if (isTerminalError(e) && e.kind === 'not_found') return { rows: 0, bytes: 0, unavailable: true };
+    throw e;
+  }
+  series.setChunkRows?.(SYNC_CHUNK_ROWS);
+  series.readAhead?.(true);
+  const first = await firstChunk(series);
+  if (first === null) {
+    // Fetched and empty: no file (a refresh that finds a day emptied removes the old one).
+    await unlink(file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
+    return { rows: 0, bytes: 0, unavailable: false };
+  }
+  await mkdir(path.dirname(file), { recursive: true });
+  const sink = await AtomicFile.create(file, undefined);
+  ctx.current = sink;
+  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs));
+  try {
+    const stop = ctx.stopped();
+    if (stop) sink.interrupt(stop);
+    const encoded = dataset === 'ticks'
+      ? encodeSeries('parquet', 'ticks', checked as unknown as Series<TickChunk>, { compression: 'zstd' })
+      : encodeSeries('parquet', 'rates', checked as unknown as Series<RateChunk>, { compression: 'zstd' });
+    await encoded.writeTo(sink);
+    const late = ctx.stopped();
+    if (late) throw late;
+    await sink.commit();
+  } catch (e) {
+    await sink.discard();
+    throw e;
+  } finally {
+    ctx.current = undefined;
+    checked.close();
+  }
+  return { rows: checked.rows, bytes: sink.bytes, unavailable: false };
+}
+
+/** One pass over every symbol: the days and months from --from to --to (or now) that need it. */
+export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'symbols' | 'fromMs' | 'toMs' | 'refreshDays' | 'ticks' | 'bars'>): Promise<Totals> {
+  const totals: Totals = { rows: 0, bytes: 0, files: 0 };
+  const now = ctx.now();
+  const settled = now - SETTLE_MS;
+  const last = Math.min(request.toMs ?? now, now);
+  const refreshFrom = request.refreshDays > 0 ? dayStart(now) - request.refreshDays * DAY_MS : Infinity;
+  const lastClosedBar = Math.floor(now / MINUTE_MS) * MINUTE_MS - MINUTE_MS;
+  for (const symbol of request.symbols) {
+    if (request.ticks) {
+      const from = dayStart(request.fromMs);
+      const progress = ctx.progress(`${symbol} ticks`, { fromMs: from, toMs: Math.min(dayStart(last) + DAY_MS - 1, settled) });
+      let rows = 0;
+      let bytes = 0;
+      for (let d = from; d <= last; d += DAY_MS) {
+        const stop = ctx.stopped();
+        if (stop) throw stop;
+        const key = dayKey(d);
+        const todo = plan(ctx.manifest.symbols[symbol]?.ticks[key], d, d + DAY_MS, settled, refreshFrom);
+        if (!todo) continue;
+        const wrote = await writePartition<TickChunk>(ctx, 'ticks', symbol, key,
+          () => ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL),
+          (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs));
+        rows += wrote.rows;
+        bytes += wrote.bytes;
+        if (wrote.rows > 0) totals.files++;
+        await record(ctx, symbol, 'ticks', key, wrote, todo);
+      }
+      totals.rows += rows;
+      totals.bytes += bytes;
+      progress.done(rows, bytes, ctx.root);
+    }
+    if (request.bars) {
+      const from = monthStart(request.fromMs);
+      const progress = ctx.progress(`${symbol} M1 bars`, { fromMs: from, toMs: Math.min(last, lastClosedBar) });
+      let rows = 0;
+      let bytes = 0;
+      for (let m = from; m <= last; m = nextMonthStart(m)) {
+        const stop = ctx.stopped();
+        if (stop) throw stop;
+        const key = monthKey(m);
+        const end = nextMonthStart(m);
+        // A bar is in the month when it opens in it; it is final once the next minute has begun.
+        const todo = plan(ctx.manifest.symbols[symbol]?.bars_m1[key], m, end, lastClosedBar + MINUTE_MS - 1, end > refreshFrom ? -Infinity : Infinity);
+        if (!todo) continue;
+        const throughOpen = Math.min(end - MINUTE_MS, lastClosedBar);
+        if (throughOpen < m) continue; // not one closed bar yet
+        const wrote = await writePartition<RateChunk>(ctx, 'bars_m1', symbol, key,
+          () => ctx.terminal.copyRatesRange(symbol, TIMEFRAME_M1, m / 1000, throughOpen / 1000),
+          (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs));
+        rows += wrote.rows;
+        bytes += wrote.bytes;
+        if (wrote.rows > 0) totals.files++;
+        await record(ctx, symbol, 'bars_m1', key, wrote, { throughMs: throughOpen + MINUTE_MS - 1, complete: throughOpen === end - MINUTE_MS });
+      }
+      totals.rows += rows;
+      totals.bytes += bytes;
+      progress.done(rows, bytes, ctx.root);
+    }
+  }
+  return totals;
+}
+
+async function record(ctx: SyncContext, symbol: string, dataset: Dataset, key: string, wrote: { rows: number; unavailable: boolean }, todo: { throughMs: number; complete: boolean }): Promise<void> {
+  const entry: PartitionEntry = { rows: wrote.rows, complete: todo.complete, fetched: new Date().toISOString() };
+  if (!todo.complete) entry.through = new Date(todo.throughMs).toISOString();
+  if (wrote.unavailable) entry.unavailable = true;
+  setEntry(ctx.manifest, symbol, dataset, key, entry);
+  await writeManifest(ctx.root, ctx.manifest);
+}
+
+/** The store's manifest, created for this terminal's server and zone, or checked against them. */
+export async function openManifest(root: string, server: string, zone: string): Promise<Manifest> {
+  const existing = await readManifest(root);
+  if (!existing) {
+    const m = emptyManifest(server, zone);
+    await writeManifest(root, m);
+    return m;
+  }
+  checkIdentity(existing, server, zone, root);
+  return existing;
+}
+
+async function ensureDir(root: string): Promise<void> {
+  try {
+    const st = await stat(root);
+    if (!st.isDirectory()) throw new UsageError(`--store ${root} is not a directory`);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await mkdir(root, { recursive: true });
+  }
+}
+
+const sleep = (ms: number, wake: { cancel?: () => void }): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    wake.cancel = () => {
+      clearTimeout(t);
+      resolve();
+    };
+  });
+
+export async function runSync(args: readonly string[], io: SyncIo = { env: process.env, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const say = (message: string): void => void io.stderr.write(`tradeapi sync: ${message}\n`);
+  let request: SyncRequest | undefined;
+  let settings;
+  try {
+    request = parseSyncArgs(args, io.env);
+    if (request === undefined) {
+      io.stdout.write(SYNC_USAGE);
+      return EXIT_OK;
+    }
+    settings = loadTerminalSettings(io.env);
+    await ensureDir(request.store);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      say(`${e.message}; see tradeapi sync --help`);
+      return EXIT_USAGE;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code === 'string') {
+      say(`cannot use the store directory: ${err.message}`);
+      return EXIT_USAGE;
+    }
+    throw e;
+  }
+
+  let lock: StoreLock;
+  try {
+    lock = await StoreLock.acquire(request.store);
+  } catch (e) {
+    if (e instanceof StoreBusyError) {
+      say(e.message);
+      return EXIT_FAILED;
+    }
+    say(`cannot lock the store: ${e instanceof Error ? e.message : String(e)}`);
+    return EXIT_USAGE;
+  }
+
+  const { openConfiguredTerminal } = await import('../terminal/index.js');
+  const { withServerTime } = await import('../terminal/with-server-time.js');
+  const raw = openConfiguredTerminal(settings);
+  const openedAt = Date.now();
+  const terminal = settings.serverTz ? withServerTime(raw, settings.serverTz) : raw;
+  const simClock = settings.terminal === 'sim' ? settings.simClockStartMs : undefined;
+  const now = (): number => (simClock === undefined ? Date.now() : simClock + (Date.now() - openedAt));
+
+  let interrupted: Interrupted | undefined;
+  let fallback: NodeJS.Timeout | undefined;
+  const wake: { cancel?: () => void } = {};
+  const ctx: SyncContext = {
+    terminal,
+    root: request.store,
+    manifest: emptyManifest('', ''),
+    now,
+    stopped: () => interrupted,
+    current: undefined,
+    progress: (label, range) => new Progress(io.stderr, label, range),
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) {
+      ctx.current?.discardSync();
+      process.exit(signalExit(interrupted.signal));
+    }
+    interrupted = new Interrupted(signal);
+    ctx.current?.interrupt(interrupted);
+    wake.cancel?.();
+    fallback = setTimeout(() => {
+      ctx.current?.discardSync();
+      say(interrupted?.message ?? 'interrupted');
+      void lock.release().finally(() => process.exit(signalExit(signal)));
+    }, INTERRUPT_GRACE_MS);
+    fallback.unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    for (const symbol of request.symbols) {
+      try {
+        await terminal.symbolInfo(symbol);
+      } catch (e) {
+        if (isTerminalError(e) && e.kind === 'not_found') {
+          say(`--symbols: the terminal has no symbol ${JSON.stringify(symbol)}`);
+          return EXIT_USAGE;
+        }
+        throw e;
+      }
+    }
+    const account = await terminal.accountInfo();
+    ctx.manifest = await openManifest(request.store, account.server, settings.serverTz?.name ?? 'UTC');
+    for (;;) {
+      const t = await syncPass(ctx, request);
+      if (!request.follow) {
+        if (io.stderr.isTTY !== true) say(`${t.rows} rows in ${t.files} files -> ${request.store}`);
+        return EXIT_OK;
+      }
+      if (interrupted) throw interrupted;
+      await sleep(request.intervalS * 1000, wake);
+      if (interrupted) throw interrupted;
+    }
+  } catch (e) {
+    if (interrupted) {
+      say(interrupted.message);
+      return signalExit(interrupted.signal);
+    }
+    if (e instanceof StoreMismatchError) {
+      say(e.message);
+      return EXIT_USAGE;
+    }
+    say(`sync failed: ${e instanceof Error ? e.message : String(e)}`);
+    return EXIT_FAILED;
+  } finally {
+    clearTimeout(fallback);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await lock.release();
+    await terminal.close().catch(() => undefined);
+  }
+}
