@@ -19,6 +19,7 @@ import { routeTable } from './routes/index.js';
 import type { Terminal } from './terminal/terminal.js';
 import { withMetrics } from './terminal/with-metrics.js';
 import { withServerTime } from './terminal/with-server-time.js';
+import { withStore } from './store/store-terminal.js';
 import { packageVersion } from './version.js';
 
 export interface StartOptions {
@@ -63,8 +64,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
   });
   // TRADEAPI_SERVER_TZ: everything past this point sees true UTC (src/terminal/with-server-time.ts).
-  const terminal = config.serverTz ? withServerTime(measured, config.serverTz) : measured;
+  const utc = config.serverTz ? withServerTime(measured, config.serverTz) : measured;
   const logger = options.logger ?? createLogger(config.logLevel);
+  // TRADEAPI_STORE: /ticks/range from the local store for the days it covers (src/store/store-terminal.ts).
+  const store = config.store;
+  const terminal = store
+    ? withStore(utc, { root: store, zone: config.serverTz?.name ?? 'UTC', onMismatch: (why) => logger.warn({ store }, why) })
+    : utc;
   const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
   const events = new EventHub(terminal, subscriptions, config.events, logger);
   const streams = new StreamGate(config.maxStreams);
@@ -83,6 +89,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       authRequired: config.secretKey !== undefined,
       readOnly: readOnly !== undefined,
       rateLimit: readOnly?.rateLimit,
+      store: config.store !== undefined,
+      logger,
     }),
   );
   let cors: CorsPolicy | undefined;

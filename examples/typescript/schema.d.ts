@@ -15,7 +15,7 @@ export interface paths {
          * API and terminal connection status
          * @description No authentication. 200 when the terminal answers and is connected, 503 (same shape) otherwise. With a bridge (TRADEAPI_TERMINAL=tcp://…) `bridge` tells "bridge unreachable" from "bridge up, terminal down".
          */
-        get: operations["getHealth"];
+        get: operations["get_health"];
         put?: never;
         post?: never;
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
             cookie?: never;
         };
         /** Terminal version */
-        get: operations["getVersion"];
+        get: operations["version"];
         put?: never;
         post?: never;
         delete?: never;
@@ -49,7 +49,7 @@ export interface paths {
             cookie?: never;
         };
         /** Last terminal error code and description */
-        get: operations["getLastError"];
+        get: operations["last_error"];
         put?: never;
         post?: never;
         delete?: never;
@@ -66,7 +66,7 @@ export interface paths {
             cookie?: never;
         };
         /** Account balance, equity, margin and settings */
-        get: operations["getAccount"];
+        get: operations["account_info"];
         put?: never;
         post?: never;
         delete?: never;
@@ -83,7 +83,27 @@ export interface paths {
             cookie?: never;
         };
         /** Terminal status and settings */
-        get: operations["getTerminal"];
+        get: operations["terminal_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/server-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How this gateway's times relate to the broker's server time
+         * @description A terminal stamps every time in the broker's server time written as if it were UTC. With TRADEAPI_SERVER_TZ the gateway converts times to true UTC both ways and gives the offsets here, so that a client can give scripts the server-time values the MetaTrader5 package would.
+         */
+        get: operations["get_server_time"];
         put?: never;
         post?: never;
         delete?: never;
@@ -100,7 +120,7 @@ export interface paths {
             cookie?: never;
         };
         /** List symbols */
-        get: operations["getSymbols"];
+        get: operations["symbols_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -117,7 +137,7 @@ export interface paths {
             cookie?: never;
         };
         /** Number of symbols */
-        get: operations["getSymbolsTotal"];
+        get: operations["symbols_total"];
         put?: never;
         post?: never;
         delete?: never;
@@ -134,7 +154,7 @@ export interface paths {
             cookie?: never;
         };
         /** Symbol details */
-        get: operations["getSymbolsSymbol"];
+        get: operations["symbol_info"];
         put?: never;
         post?: never;
         delete?: never;
@@ -154,7 +174,7 @@ export interface paths {
          * Latest tick
          * @description Only for a symbol in Market Watch, as in MetaTrader 5: a known symbol that is hidden (`select` false) is refused (409 /errors/symbol-not-selected); show it with POST /symbols/{symbol}/select?enable=true first.
          */
-        get: operations["getSymbolsSymbolTick"];
+        get: operations["symbol_info_tick"];
         put?: never;
         post?: never;
         delete?: never;
@@ -176,7 +196,7 @@ export interface paths {
          * Show or hide a symbol in the market-watch list
          * @description Hiding a symbol that open positions or pending orders use is refused (409 /errors/symbol-in-use), as MetaTrader 5 refuses it; close or remove them first.
          */
-        post: operations["postSymbolsSymbolSelect"];
+        post: operations["symbol_select"];
         delete?: never;
         options?: never;
         head?: never;
@@ -194,7 +214,7 @@ export interface paths {
          * Bars ending at a date
          * @description The `count` bars whose open time is at or before `date_from`, oldest first (copy_rates_from). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit.
          */
-        get: operations["getRatesFrom"];
+        get: operations["copy_rates_from"];
         put?: never;
         post?: never;
         delete?: never;
@@ -214,7 +234,7 @@ export interface paths {
          * Bars starting at a position
          * @description Positions count from the present into the past; 0 is the current, unfinished bar (copy_rates_from_pos). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit.
          */
-        get: operations["getRatesFromPos"];
+        get: operations["copy_rates_from_pos"];
         put?: never;
         post?: never;
         delete?: never;
@@ -234,7 +254,7 @@ export interface paths {
          * Bars in a date range
          * @description Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit.
          */
-        get: operations["getRatesRange"];
+        get: operations["copy_rates_range"];
         put?: never;
         post?: never;
         delete?: never;
@@ -254,7 +274,7 @@ export interface paths {
          * Ticks starting at a date
          * @description Up to `count` ticks at or after `date_from`, oldest first (copy_ticks_from).
          */
-        get: operations["getTicksFrom"];
+        get: operations["copy_ticks_from"];
         put?: never;
         post?: never;
         delete?: never;
@@ -274,7 +294,7 @@ export interface paths {
          * Ticks in a date range
          * @description Ticks with date_from <= time_msc <= date_to (copy_ticks_range).
          */
-        get: operations["getTicksRange"];
+        get: operations["copy_ticks_range"];
         put?: never;
         post?: never;
         delete?: never;
@@ -294,7 +314,7 @@ export interface paths {
          * Market depth (experimental)
          * @description Needs an active subscription (POST …/subscribe); 409 otherwise.
          */
-        get: operations["getMarketBookSymbol"];
+        get: operations["market_book_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -316,7 +336,7 @@ export interface paths {
          * Subscribe to market depth (experimental)
          * @description Idempotent: subscribing again answers 200 and takes no extra slot. 429 at the cap.
          */
-        post: operations["postMarketBookSymbolSubscribe"];
+        post: operations["market_book_add"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,7 +356,7 @@ export interface paths {
          * Unsubscribe from market depth (experimental)
          * @description 404 when this service holds no subscription for the symbol.
          */
-        post: operations["postMarketBookSymbolUnsubscribe"];
+        post: operations["market_book_release"];
         delete?: never;
         options?: never;
         head?: never;
@@ -351,7 +371,7 @@ export interface paths {
             cookie?: never;
         };
         /** Margin required for an order */
-        get: operations["getCalcMargin"];
+        get: operations["order_calc_margin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -368,7 +388,7 @@ export interface paths {
             cookie?: never;
         };
         /** Profit of a trade between two prices */
-        get: operations["getCalcProfit"];
+        get: operations["order_calc_profit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -385,7 +405,7 @@ export interface paths {
             cookie?: never;
         };
         /** Open positions */
-        get: operations["getPositions"];
+        get: operations["positions_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -402,7 +422,7 @@ export interface paths {
             cookie?: never;
         };
         /** Number of open positions */
-        get: operations["getPositionsTotal"];
+        get: operations["positions_total"];
         put?: never;
         post?: never;
         delete?: never;
@@ -419,7 +439,7 @@ export interface paths {
             cookie?: never;
         };
         /** Active pending orders */
-        get: operations["getOrders"];
+        get: operations["orders_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -436,7 +456,7 @@ export interface paths {
             cookie?: never;
         };
         /** Number of active pending orders */
-        get: operations["getOrdersTotal"];
+        get: operations["orders_total"];
         put?: never;
         post?: never;
         delete?: never;
@@ -454,9 +474,9 @@ export interface paths {
         };
         /**
          * Historical orders
-         * @description Select by date_from and date_to (both), or by ticket, or by position; group and symbol narrow further.
+         * @description Select by date_from and date_to (both), or by ticket, or by position; group and symbol narrow further. A ticket or position (without dates) that selects nothing is a 404, as history_*_get fails with -4; a range with nothing in it is an empty list.
          */
-        get: operations["getHistoryOrders"];
+        get: operations["history_orders_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -473,7 +493,7 @@ export interface paths {
             cookie?: never;
         };
         /** Number of historical orders in a range */
-        get: operations["getHistoryOrdersTotal"];
+        get: operations["history_orders_total"];
         put?: never;
         post?: never;
         delete?: never;
@@ -491,9 +511,9 @@ export interface paths {
         };
         /**
          * Historical deals
-         * @description Select by date_from and date_to (both), or by ticket, or by position; group and symbol narrow further.
+         * @description Select by date_from and date_to (both), or by ticket, or by position; group and symbol narrow further. A ticket or position (without dates) that selects nothing is a 404, as history_*_get fails with -4; a range with nothing in it is an empty list.
          */
-        get: operations["getHistoryDeals"];
+        get: operations["history_deals_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -510,7 +530,7 @@ export interface paths {
             cookie?: never;
         };
         /** Number of historical deals in a range */
-        get: operations["getHistoryDealsTotal"];
+        get: operations["history_deals_total"];
         put?: never;
         post?: never;
         delete?: never;
@@ -530,9 +550,9 @@ export interface paths {
         put?: never;
         /**
          * Check a trade request without executing it
-         * @description Body {"request": {...}} with Content-Type application/json, at most 64 KiB. Only `action` is required; a DEAL (1) or PENDING (5) request also needs `symbol` (400 without it), and an unknown `symbol` is a 404. Everything else is judged by the terminal: a failed check is still a 200, whose retcode is a TRADE_RETCODE_* value (0 means the check passed), as order_check reports it.
+         * @description Body {"request": {...}} with Content-Type application/json, at most 64 KiB. `action`, `type`, `type_filling` and `type_time` take the MT5 constant name or its integer, as query parameters do ("TRADE_ACTION_DEAL" or 1); an unknown name is a 400 listing the names. Only `action` is required; a DEAL (1) or PENDING (5) request also needs `symbol` (400 without it), and an unknown `symbol` is a 404. Everything else is judged by the terminal: a failed check is still a 200, whose retcode is a TRADE_RETCODE_* value (0 means the check passed), as order_check reports it.
          */
-        post: operations["postOrderCheck"];
+        post: operations["order_check"];
         delete?: never;
         options?: never;
         head?: never;
@@ -558,7 +578,7 @@ export interface paths {
          *
          *     At most TRADEAPI_MAX_EVENT_CLIENTS streams at once (503 + Retry-After beyond) and TRADEAPI_EVENTS_MAX_SYMBOLS symbols per stream.
          */
-        get: operations["getEvents"];
+        get: operations["get_events"];
         put?: never;
         post?: never;
         delete?: never;
@@ -590,7 +610,7 @@ export interface paths {
          *     - `{"event":"error","problem":{…}}`: an RFC 7807 problem for a message that could not be served (malformed JSON, an unknown op or member, an unknown symbol (404), too many symbols); the connection stays open, but more than 20 such messages close it (1008).
          *     Server shutdown closes the connection with code 1001.
          */
-        get: operations["getWs"];
+        get: operations["get_ws"];
         put?: never;
         post?: never;
         delete?: never;
@@ -610,7 +630,7 @@ export interface paths {
          * Service metrics (Prometheus text format)
          * @description Requests by route template and status, latency histograms, open streams, bytes sent, terminal call latency and errors, market-depth subscriptions, rate-limit refusals, bridge state (with a bridge) and the Node.js process figures. Needs the key like every other endpoint.
          */
-        get: operations["getMetrics"];
+        get: operations["get_metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -642,7 +662,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealth: {
+    get_health: {
         parameters: {
             query?: never;
             header?: never;
@@ -749,7 +769,7 @@ export interface operations {
             };
         };
     };
-    getVersion: {
+    version: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -829,7 +849,7 @@ export interface operations {
             };
         };
     };
-    getLastError: {
+    last_error: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -907,7 +927,7 @@ export interface operations {
             };
         };
     };
-    getAccount: {
+    account_info: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -1037,7 +1057,7 @@ export interface operations {
             };
         };
     };
-    getTerminal: {
+    terminal_info: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -1155,7 +1175,64 @@ export interface operations {
             };
         };
     };
-    getSymbols: {
+    get_server_time: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock of the returned times */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The times this gateway returns (and the dates it takes) are true UTC */
+                        utc: boolean;
+                        /** @description The broker's server time zone when known: TRADEAPI_SERVER_TZ, or 'UTC' for the simulator at its default clock; null when the gateway passes the terminal's stamps on without knowing their zone */
+                        zone: string | null;
+                        /** @description When the gateway converts (TRADEAPI_SERVER_TZ): [from UTC second, server minus UTC in seconds] from each change on, ascending; server time = UTC + the offset in force. A server stamp in the hour repeated when clocks go back is read as the earlier instant. Empty when nothing is converted. */
+                        transitions: [
+                            number,
+                            number
+                        ][];
+                    };
+                };
+            };
+            /** @description Internal Server Error (/errors/internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Terminal Error (/errors/terminal-error) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Terminal Unavailable (/errors/terminal-unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    symbols_get: {
         parameters: {
             query?: {
                 /** @description Symbol filter with '*' wildcards and '!' exclusions, comma-separated, e.g. *USD*,!EUR* */
@@ -1523,7 +1600,7 @@ export interface operations {
             };
         };
     };
-    getSymbolsTotal: {
+    symbols_total: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -1600,7 +1677,7 @@ export interface operations {
             };
         };
     };
-    getSymbolsSymbol: {
+    symbol_info: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -1878,7 +1955,7 @@ export interface operations {
             };
         };
     };
-    getSymbolsSymbolTick: {
+    symbol_info_tick: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -1989,7 +2066,7 @@ export interface operations {
             };
         };
     };
-    postSymbolsSymbolSelect: {
+    symbol_select: {
         parameters: {
             query: {
                 /** @description true (or 1) shows the symbol, false (or 0) hides it */
@@ -2091,7 +2168,7 @@ export interface operations {
             };
         };
     };
-    getRatesFrom: {
+    copy_rates_from: {
         parameters: {
             query: {
                 /** @description Symbol name as the terminal spells it, e.g. EURUSD */
@@ -2105,7 +2182,7 @@ export interface operations {
                 /** @description Number of rows, 1 to 1000000 */
                 count: number;
                 /** @description Response format; wins over the Accept header */
-                format?: "json" | "parquet" | "arrow";
+                format?: "json" | "parquet" | "arrow" | "packed";
             };
             header?: never;
             path?: never;
@@ -2166,6 +2243,7 @@ export interface operations {
                     }[];
                     "application/parquet": string;
                     "application/vnd.apache.arrow.stream": string;
+                    "application/vnd.tradeapi.packed": string;
                 };
             };
             /** @description Request Validation Failed (/errors/validation-error) */
@@ -2224,7 +2302,7 @@ export interface operations {
             };
         };
     };
-    getRatesFromPos: {
+    copy_rates_from_pos: {
         parameters: {
             query: {
                 /** @description Symbol name as the terminal spells it, e.g. EURUSD */
@@ -2238,7 +2316,7 @@ export interface operations {
                 /** @description Number of rows, 1 to 1000000 */
                 count: number;
                 /** @description Response format; wins over the Accept header */
-                format?: "json" | "parquet" | "arrow";
+                format?: "json" | "parquet" | "arrow" | "packed";
             };
             header?: never;
             path?: never;
@@ -2299,6 +2377,7 @@ export interface operations {
                     }[];
                     "application/parquet": string;
                     "application/vnd.apache.arrow.stream": string;
+                    "application/vnd.tradeapi.packed": string;
                 };
             };
             /** @description Request Validation Failed (/errors/validation-error) */
@@ -2357,7 +2436,7 @@ export interface operations {
             };
         };
     };
-    getRatesRange: {
+    copy_rates_range: {
         parameters: {
             query: {
                 /** @description Symbol name as the terminal spells it, e.g. EURUSD */
@@ -2371,7 +2450,7 @@ export interface operations {
                 /** @description Last bar open time */
                 date_to: string;
                 /** @description Response format; wins over the Accept header */
-                format?: "json" | "parquet" | "arrow";
+                format?: "json" | "parquet" | "arrow" | "packed";
             };
             header?: never;
             path?: never;
@@ -2432,6 +2511,7 @@ export interface operations {
                     }[];
                     "application/parquet": string;
                     "application/vnd.apache.arrow.stream": string;
+                    "application/vnd.tradeapi.packed": string;
                 };
             };
             /** @description Request Validation Failed (/errors/validation-error) */
@@ -2490,7 +2570,7 @@ export interface operations {
             };
         };
     };
-    getTicksFrom: {
+    copy_ticks_from: {
         parameters: {
             query: {
                 /** @description Symbol name as the terminal spells it, e.g. EURUSD */
@@ -2504,7 +2584,7 @@ export interface operations {
                 /** @description Parquet compression of a series (default zstd; lz4 is faster and twice the size, none is largest) */
                 compression?: "zstd" | "lz4" | "snappy" | "none";
                 /** @description Response format; wins over the Accept header */
-                format?: "json" | "parquet" | "arrow";
+                format?: "json" | "parquet" | "arrow" | "packed";
             };
             header?: never;
             path?: never;
@@ -2567,6 +2647,7 @@ export interface operations {
                     }[];
                     "application/parquet": string;
                     "application/vnd.apache.arrow.stream": string;
+                    "application/vnd.tradeapi.packed": string;
                 };
             };
             /** @description Request Validation Failed (/errors/validation-error) */
@@ -2625,7 +2706,7 @@ export interface operations {
             };
         };
     };
-    getTicksRange: {
+    copy_ticks_range: {
         parameters: {
             query: {
                 /** @description Symbol name as the terminal spells it, e.g. EURUSD */
@@ -2639,7 +2720,7 @@ export interface operations {
                 /** @description Parquet compression of a series (default zstd; lz4 is faster and twice the size, none is largest) */
                 compression?: "zstd" | "lz4" | "snappy" | "none";
                 /** @description Response format; wins over the Accept header */
-                format?: "json" | "parquet" | "arrow";
+                format?: "json" | "parquet" | "arrow" | "packed";
             };
             header?: never;
             path?: never;
@@ -2702,6 +2783,7 @@ export interface operations {
                     }[];
                     "application/parquet": string;
                     "application/vnd.apache.arrow.stream": string;
+                    "application/vnd.tradeapi.packed": string;
                 };
             };
             /** @description Request Validation Failed (/errors/validation-error) */
@@ -2760,7 +2842,7 @@ export interface operations {
             };
         };
     };
-    getMarketBookSymbol: {
+    market_book_get: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -2855,7 +2937,7 @@ export interface operations {
             };
         };
     };
-    postMarketBookSymbolSubscribe: {
+    market_book_add: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -2952,7 +3034,7 @@ export interface operations {
             };
         };
     };
-    postMarketBookSymbolUnsubscribe: {
+    market_book_release: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -3040,7 +3122,7 @@ export interface operations {
             };
         };
     };
-    getCalcMargin: {
+    order_calc_margin: {
         parameters: {
             query: {
                 /** @description Order type: ORDER_TYPE_BUY (0), ORDER_TYPE_SELL (1) or a pending order type (ORDER_TYPE_* name or its integer value) */
@@ -3134,7 +3216,7 @@ export interface operations {
             };
         };
     };
-    getCalcProfit: {
+    order_calc_profit: {
         parameters: {
             query: {
                 /** @description Order type, ORDER_TYPE_BUY (0) or ORDER_TYPE_SELL (1) (ORDER_TYPE_* name or its integer value) */
@@ -3230,7 +3312,7 @@ export interface operations {
             };
         };
     };
-    getPositions: {
+    positions_get: {
         parameters: {
             query?: {
                 /** @description Only positions of this symbol (wins over ticket) */
@@ -3392,7 +3474,7 @@ export interface operations {
             };
         };
     };
-    getPositionsTotal: {
+    positions_total: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -3469,7 +3551,7 @@ export interface operations {
             };
         };
     };
-    getOrders: {
+    orders_get: {
         parameters: {
             query?: {
                 /** @description Only orders of this symbol (wins over ticket) */
@@ -3651,7 +3733,7 @@ export interface operations {
             };
         };
     };
-    getOrdersTotal: {
+    orders_total: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -3728,7 +3810,7 @@ export interface operations {
             };
         };
     };
-    getHistoryOrders: {
+    history_orders_get: {
         parameters: {
             query?: {
                 /** @description Start of the range (inclusive) */
@@ -3826,6 +3908,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not Found (/errors/not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Acceptable (/errors/not-acceptable) */
             406: {
                 headers: {
@@ -3864,7 +3955,7 @@ export interface operations {
             };
         };
     };
-    getHistoryOrdersTotal: {
+    history_orders_total: {
         parameters: {
             query: {
                 /** @description Start of the range (inclusive) */
@@ -3945,7 +4036,7 @@ export interface operations {
             };
         };
     };
-    getHistoryDeals: {
+    history_deals_get: {
         parameters: {
             query?: {
                 /** @description Start of the range (inclusive) */
@@ -4031,6 +4122,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not Found (/errors/not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Acceptable (/errors/not-acceptable) */
             406: {
                 headers: {
@@ -4069,7 +4169,7 @@ export interface operations {
             };
         };
     };
-    getHistoryDealsTotal: {
+    history_deals_total: {
         parameters: {
             query: {
                 /** @description Start of the range (inclusive) */
@@ -4150,7 +4250,7 @@ export interface operations {
             };
         };
     };
-    postOrderCheck: {
+    order_check: {
         parameters: {
             query?: {
                 /** @description Response format; wins over the Accept header */
@@ -4166,8 +4266,8 @@ export interface operations {
                 "application/json": {
                     /** TradeRequest */
                     request: {
-                        /** @description TRADE_ACTION_* value, e.g. 1 = TRADE_ACTION_DEAL */
-                        action: number;
+                        /** @description The trade operation (TRADE_ACTION_* name or integer, e.g. TRADE_ACTION_DEAL or 1) */
+                        action: ("TRADE_ACTION_DEAL" | "TRADE_ACTION_PENDING" | "TRADE_ACTION_SLTP" | "TRADE_ACTION_MODIFY" | "TRADE_ACTION_REMOVE" | "TRADE_ACTION_CLOSE_BY") | number;
                         /** @description Expert magic number */
                         magic?: number;
                         /** @description Order ticket (modify/remove a pending order) */
@@ -4186,12 +4286,12 @@ export interface operations {
                         tp?: number;
                         /** @description Maximum deviation from price, in points */
                         deviation?: number;
-                        /** @description ORDER_TYPE_* value */
-                        type?: number;
-                        /** @description ORDER_FILLING_* value */
-                        type_filling?: number;
-                        /** @description ORDER_TIME_* value */
-                        type_time?: number;
+                        /** @description Order type (ORDER_TYPE_* name or integer, e.g. ORDER_TYPE_BUY or 0) */
+                        type?: ("ORDER_TYPE_BUY" | "ORDER_TYPE_SELL" | "ORDER_TYPE_BUY_LIMIT" | "ORDER_TYPE_SELL_LIMIT" | "ORDER_TYPE_BUY_STOP" | "ORDER_TYPE_SELL_STOP" | "ORDER_TYPE_BUY_STOP_LIMIT" | "ORDER_TYPE_SELL_STOP_LIMIT" | "ORDER_TYPE_CLOSE_BY") | number;
+                        /** @description Filling policy (ORDER_FILLING_* name or integer, e.g. ORDER_FILLING_FOK or 0) */
+                        type_filling?: ("ORDER_FILLING_FOK" | "ORDER_FILLING_IOC" | "ORDER_FILLING_RETURN" | "ORDER_FILLING_BOC") | number;
+                        /** @description Order lifetime (ORDER_TIME_* name or integer, e.g. ORDER_TIME_GTC or 0) */
+                        type_time?: ("ORDER_TIME_GTC" | "ORDER_TIME_DAY" | "ORDER_TIME_SPECIFIED" | "ORDER_TIME_SPECIFIED_DAY") | number;
                         /** @description Expiration time, seconds (ORDER_TIME_SPECIFIED) */
                         expiration?: number;
                         /** @description Order comment, at most 31 characters */
@@ -4349,7 +4449,7 @@ export interface operations {
             };
         };
     };
-    getEvents: {
+    get_events: {
         parameters: {
             query: {
                 /** @description Comma-separated symbols, e.g. EURUSD,USDJPY */
@@ -4431,7 +4531,7 @@ export interface operations {
             };
         };
     };
-    getWs: {
+    get_ws: {
         parameters: {
             query?: never;
             header?: never;
@@ -4485,7 +4585,7 @@ export interface operations {
             };
         };
     };
-    getMetrics: {
+    get_metrics: {
         parameters: {
             query?: never;
             header?: never;

@@ -40,11 +40,11 @@ const TAP_OWNERS = [
   ['interop', /^test\/(interop\/|examples\/examples\.test\.ts$)/],
   ['browser', /^test\/browser\//],
   ['deploy', /^test\/deploy\//],
-  ['http', /^test\/(http|readonly|hardening|events|metrics|cli|examples|bench|house)\//],
+  ['http', /^test\/(http|readonly|hardening|events|metrics|cli|examples|bench|house|store|mcp)\//],
 ];
 
 /** The HTTP suites that the second adapter stage runs (the adapter-independent rest ran once already). */
-const ADAPTER_SUITES = ['test/http', 'test/readonly', 'test/hardening', 'test/events/ws.test.ts', 'test/events/ws-slow-consumer.test.ts', 'test/events/sse.test.ts'];
+const ADAPTER_SUITES = ['test/http', 'test/readonly', 'test/hardening', 'test/events/ws.test.ts', 'test/events/ws-slow-consumer.test.ts', 'test/events/sse.test.ts', 'test/mcp/mcp.test.ts', 'test/mcp/protocol.test.ts'];
 
 /** The suites that wait for live ticks or read the wall clock: the weekend-clock stage runs them on a Saturday. */
 const WEEKEND_FILES = [/^test\/events\/(sse|ws|tick-feed|slow-consumer|ws-slow-consumer)\.test\.ts$/, /^test\/examples\/tour\.test\.ts$/, /^test\/cli\/export\.test\.ts$/, /^test\/metrics\//];
@@ -162,6 +162,18 @@ export function buildStages(ctx) {
         const a = plainCounts(py.output, py.status === 0);
         const b = await tap('bridge', byOwner.get('bridge') ?? []);
         return { passed: a.passed + (b.passed ?? 0), failed: a.failed + (b.failed ?? 0), skipped: a.skipped + (b.skipped ?? 0), note: 'Python suites + TypeScript client' };
+      },
+    },
+    {
+      // clients/python: tradeapi_client.mt5 against the MetaTrader5 stand-in through bridge + gateway
+      // (parity), against the simulator at a frozen weekday clock, the README's "From Python"; vermin
+      // --target=3.9-, and `pip install ./clients/python` pulling in numpy only. ~30 s.
+      name: 'Python client',
+      lane: 'aux',
+      after: ['build'],
+      async run() {
+        const r = await runLogged(log('Python client'), 'sh', [path.join(root, 'clients', 'python', 'tests', 'run.sh')], { cwd: root, env, timeoutMs: 10 * MIN });
+        return { ...plainCounts(r.output, r.status === 0), note: 'parity with the MetaTrader5 stand-in, simulator, README' };
       },
     },
     {

@@ -9,15 +9,17 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 
 import { MediaTypes, type Format } from '../encode/types.js';
+import { TerminalError } from '../terminal/errors.js';
 import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
 import { countingResponse } from './counting-response.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
+import { CompressingSink, compressWhole, MIN_COMPRESS_BYTES, negotiateCoding } from './content-coding.js';
 import { toProblem } from './errors-map.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import type { LiveCall, LiveChannels, LivePlace } from './live.js';
 import { negotiateFormat } from './negotiate.js';
-import { codePointLengths, lengthMessage, ParameterParser } from './params.js';
+import { codePointLengths, lengthMessage, ParameterParser, resolveConstants } from './params.js';
 import type { CrossOrigin, KeyCheck, RequestLimiter, SiteCheck } from './policy.js';
 import { preview } from './preview.js';
 import { MAX_BODY_BYTES } from './protocol-problems.js';
@@ -25,6 +27,7 @@ import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } 
 import type { Reply, Route, Services } from './route.js';
 import type { Router } from './router.js';
 import { SendTimeoutError, STREAM_RETRY_AFTER_S, StreamGate } from './streams.js';
+import { unknownSymbol } from './symbol-hint.js';
 
 export { MAX_BODY_BYTES };
 
@@ -92,13 +95,16 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
     let authByMessage = false;
     let place: LivePlace | undefined;
     let status: number;
+    /** Why a body whose head was sent was cut short: the log line says so (with the bytes sent). */
+    let aborted: 'client-gone' | 'send-timeout' | 'series-failed' | undefined;
     try {
       status = await handle();
     } catch (e) {
-      status = fail(e);
+      status = fail(await withSymbolHint(e));
     }
     const ms = performance.now() - started;
-    logger.info({ id, method: req.method, path: req.path, status, ms: Math.round(ms * 100) / 100 }, 'request');
+    // bytes: the body bytes handed to the connection (for an aborted body, how far it got).
+    logger.info({ id, method: req.method, path: req.path, status, ms: Math.round(ms * 100) / 100, bytes: res.bytes, ...(aborted ? { aborted } : {}) }, 'request');
     const method = methodLabel(req.method);
     services.metrics.requests.inc({ method, route: routeLabel, status: String(status) });
     // Event streams and WebSockets last as long as their client: their duration is no latency.
@@ -142,8 +148,11 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       // (browsers cannot set headers on a WebSocket): the session holds it to that (ws-session.ts).
       const upgrading = res.upgrade !== undefined && match.kind === 'found' && match.route.response.kind === 'websocket';
       authByMessage = keyCheck !== undefined && upgrading && req.header('x-api-key') === undefined;
-      if (keyCheck && !isPublic && !authByMessage && !keyCheck(req.header('x-api-key'))) {
-        throw new ProblemError('unauthorized', 'a valid X-API-Key header is required');
+      // A route that takes the key as a bearer token too (POST /mcp) names both ways in its refusal.
+      const bearer = match.kind === 'found' ? match.route.bearerKey : match.kind === 'method-not-allowed' && match.routes.some((r) => r.bearerKey);
+      const presented = req.header('x-api-key') ?? (bearer ? bearerToken(req.header('authorization')) : undefined);
+      if (keyCheck && !isPublic && !authByMessage && !keyCheck(presented)) {
+        throw new ProblemError('unauthorized', bearer ? 'a valid X-API-Key header (or Authorization: Bearer <key>) is required' : 'a valid X-API-Key header is required');
       }
       if (match.kind === 'not-found') throw new ProblemError('notFound', `no resource at ${req.path}`);
       if (match.kind === 'method-not-allowed') {
@@ -159,7 +168,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const named = params.symbol ?? query.symbol;
       if (typeof named === 'string') symbol = named;
       const format = chooseFormat(route, query.format as Format | undefined, req.header('accept'));
-      const body = c.body ? parseBody(await readJson(req), c.body) : undefined;
+      // Constants named in the body become their integers first, as in the query (params.ts).
+      const body = c.body && route.body ? parseBody(resolveConstants(route.body, await readJson(req)), c.body) : undefined;
 
       // A series takes a stream slot for its whole life, taken before the terminal opens a cursor;
       // a HEAD produces nothing and takes none. An event stream takes an event-client slot before
@@ -170,7 +180,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const release =
         req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? (place = liveChannels().take(authByMessage)).release : undefined;
       try {
-        return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name) }));
+        const charge = rateLimit && chargeRequest(rateLimit.limiter, rateLimit.client(req), 'a request');
+        return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name), ...(charge ? { charge } : {}) }));
       } finally {
         release?.();
       }
@@ -198,8 +209,19 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
           return liveChannels().stream(reply, liveCall());
         case 'websocket':
           return liveChannels().socket(liveCall());
+        case 'web':
+          return sendWeb(reply.response);
         case 'series': {
-          const headers = { ...base, ...vary('Accept'), 'content-type': MediaTypes[format as Format] };
+          // JSON is compressed when the client asks (content-coding.ts); the other formats never are.
+          const coding = format === 'json' ? negotiateCoding(req.header('accept-encoding')) : 'identity';
+          const headers = {
+            ...base,
+            ...vary('Accept, Accept-Encoding'),
+            'content-type': MediaTypes[format as Format],
+            ...(coding !== 'identity' ? { 'content-encoding': coding } : {}),
+            // A local store answered part of the range (src/store/store-terminal.ts): say which part.
+            ...(reply.series.source !== undefined ? { 'tradeapi-source': reply.series.source } : {}),
+          };
           if (req.method === 'HEAD') {
             // The head of a stream is all a HEAD gets: nothing is produced (the cursor is closed).
             reply.series.close();
@@ -208,16 +230,31 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             return 200;
           }
           const sink = new StreamingSink(res, 200, headers, sendTimeoutMs);
+          const body = coding === 'identity' ? undefined : new CompressingSink(sink, coding);
           try {
             const encoded = await encodeReply(format as Format, reply, streams.busy);
-            await encoded.writeTo(sink);
+            await encoded.writeTo(body ?? sink);
+            await body?.close();
             sink.finish();
           } catch (e) {
+            body?.destroy();
             if (!sink.started) throw e;
+            // Asked before our own abort below, which would set it too.
+            const gone = e instanceof ClientGoneError || (res.aborted && !(e instanceof SendTimeoutError));
             // Headers are gone: a truncated body must not look complete, so drop the connection.
             res.abort();
-            if (e instanceof SendTimeoutError) logger.warn({ id, path: req.path, timeoutMs: e.timeoutMs }, 'stream closed: the client read nothing for the send timeout');
-            else if (!(e instanceof ClientGoneError)) logger.error({ id, err: e }, 'series encoding failed after headers were sent');
+            // The request's log line says the body was cut short, and why (with the bytes sent).
+            if (gone) {
+              aborted = 'client-gone';
+              return 499; // as fail() logs a client gone before the head: nginx's "client closed request"
+            }
+            if (e instanceof SendTimeoutError) {
+              aborted = 'send-timeout';
+              logger.warn({ id, path: req.path, timeoutMs: e.timeoutMs }, 'stream closed: the client read nothing for the send timeout');
+            } else {
+              aborted = 'series-failed';
+              logger.error({ id, err: e }, 'series encoding failed after headers were sent');
+            }
             return 200;
           } finally {
             reply.series.close();
@@ -227,10 +264,47 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         default: {
           const encoded = await encodeReply(format as Format, reply);
           const bytes = await collect(encoded);
-          res.send(200, { ...base, ...vary('Accept'), 'content-type': encoded.contentType }, bytes);
+          const coding = format === 'json' && bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiateCoding(req.header('accept-encoding')) : 'identity';
+          const coded: Record<string, string> = coding === 'identity' ? {} : { 'content-encoding': coding };
+          res.send(200, { ...base, ...vary('Accept, Accept-Encoding'), 'content-type': encoded.contentType, ...coded }, coding === 'identity' ? bytes : await compressWhole(coding, bytes));
           return 200;
         }
       }
+    }
+
+    /**
+     * A Fetch Response as it is (POST /mcp): a body of server-sent events streams, with the send
+     * timeout of every stream; any other body goes whole, with a Content-Length. Our own headers
+     * (request id, no-store, CORS, rate limit) stay; hop-by-hop ones are the transport's.
+     */
+    async function sendWeb(response: Response): Promise<number> {
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name) && name !== 'cache-control') headers[name] = value;
+      });
+      const all = { ...headers, ...base };
+      const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      if (response.body === null || type !== 'text/event-stream') {
+        res.send(response.status, all, new Uint8Array(await response.arrayBuffer()));
+        return response.status;
+      }
+      const reader = response.body.getReader();
+      res.onAborted(() => void reader.cancel().catch(() => undefined));
+      const sink = new StreamingSink(res, response.status, { ...all, 'cache-control': 'no-store, no-transform' }, sendTimeoutMs);
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          await sink.write(value);
+        }
+        sink.finish();
+      } catch (e) {
+        void reader.cancel().catch(() => undefined);
+        if (!sink.started) throw e;
+        res.abort();
+        if (!(e instanceof ClientGoneError) && !(e instanceof SendTimeoutError)) logger.error({ id, err: e }, 'event stream failed after headers were sent');
+      }
+      return response.status;
     }
 
     function liveChannels(): LiveChannels {
@@ -258,19 +332,32 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
      * upgrade's, taken now: the request is gone by the time the socket sends.
      */
     function countCatchUp(limiter: RequestLimiter, client: string): () => Promise<void> {
+      return chargeRequest(limiter, client, 'a subscribe with "since" catches up from history and');
+    }
+
+    /** One more request of the client's allowance, taken when called; `what` opens the refusal's detail. */
+    function chargeRequest(limiter: RequestLimiter, client: string, what: string): () => Promise<void> {
       return async () => {
         const decision = await limiter.consume(client);
         if (decision.allowed) return;
         services.metrics.rateLimitRefusals.inc();
         throw new ProblemError(
           'rateLimited',
-          `a subscribe with "since" catches up from history and counts as a request: more than ${limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`,
+          `${what} counts as a request: more than ${limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`,
+          { 'retry-after': String(decision.resetSeconds) },
         );
       };
     }
 
     function send(statusCode: number, contentType: string, body: Uint8Array, extra: Record<string, string> = {}): void {
       res.send(statusCode, { ...base, ...extra, 'content-type': contentType }, body);
+    }
+
+    /** An unknown symbol named in the path or query: its 404 says which names match it but for case (symbol-hint.ts). */
+    async function withSymbolHint(e: unknown): Promise<unknown> {
+      if (symbol === undefined || !(e instanceof TerminalError) || res.headersSent || res.aborted) return e;
+      if (toProblem(e, route, symbol)?.kind !== 'symbolNotFound') return e;
+      return unknownSymbol(services.terminal, symbol, { cause: e.message });
     }
 
     function fail(e: unknown): number {
@@ -287,6 +374,15 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       return body.status;
     }
   };
+}
+
+/** Hop-by-hop fields (RFC 9110 §7.6.1) and framing: the adapter's to set, never a reply's. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer', 'proxy-connection']);
+
+/** The token of `Authorization: Bearer <token>`, else undefined. */
+function bearerToken(authorization: string | undefined): string | undefined {
+  const m = authorization === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+  return m?.[1];
 }
 
 /** The path below the prefix, or undefined when it is not under the prefix. */

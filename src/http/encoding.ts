@@ -5,7 +5,7 @@ import type { HttpResponse } from './adapter.js';
 import type { Reply } from './route.js';
 import { SendTimeoutError, STREAM_CHUNK_ROWS, STREAM_JSON_PIECE_ROWS, STREAM_ROW_GROUP_ROWS } from './streams.js';
 
-type DataReply = Exclude<Reply, { kind: 'json' } | { kind: 'bytes' } | { kind: 'events' } | { kind: 'websocket' }>;
+type DataReply = Exclude<Reply, { kind: 'json' } | { kind: 'bytes' } | { kind: 'events' } | { kind: 'websocket' } | { kind: 'web' }>;
 
 /**
  * `busy` (series only): more streams run than there are cores. A stream then neither reads ahead

@@ -96,3 +96,20 @@ export function accepts(accept: string | undefined, mediaType: string): boolean 
   const ranges = parseAccept(accept);
   return ranges.length === 0 || qualityOf(mediaType, ranges) > 0;
 }
+
+/** negotiateFormat over media types (`offered` in server preference order): the MCP endpoint's JSON or event stream. */
+export function negotiateMediaType(accept: string | undefined, offered: readonly string[]): string | undefined {
+  if (accept === undefined || accept.trim() === '') return offered[0];
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return offered[0];
+  let chosen: string | undefined;
+  let chosenQ = 0;
+  for (const mediaType of offered) {
+    const q = qualityOf(mediaType, ranges);
+    if (q > chosenQ) {
+      chosen = mediaType;
+      chosenQ = q;
+    }
+  }
+  return chosen;
+}

@@ -2,7 +2,7 @@
 // requests describe them, and the constants table provides the enums.
 import type { TObject, TSchema } from '@sinclair/typebox';
 
-import { MediaTypes } from '../encode/types.js';
+import { MediaTypes, type Format } from '../encode/types.js';
 import { ProblemTypes, PROBLEM_MEDIA_TYPE, type ProblemKind } from './problem.js';
 import type { Route } from './route.js';
 import { MAX_BODY_BYTES } from './dispatch.js';
@@ -19,7 +19,7 @@ export interface OpenApiOptions {
 type Json = Record<string, unknown>;
 
 /** A plain JSON copy of a TypeBox schema, without its symbol keys and private 'x-' hints. */
-function plain(schema: TSchema): Json {
+export function plain(schema: TSchema): Json {
   return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key.startsWith('x-') ? undefined : value))) as Json;
 }
 
@@ -64,6 +64,13 @@ const RATE_LIMIT_HEADERS = {
 };
 const headerRefs = (names: readonly string[]): Json => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 
+const FORMAT_NAMES: Readonly<Record<Format, string>> = {
+  json: 'JSON',
+  parquet: 'a Parquet file',
+  arrow: 'an Arrow IPC stream',
+  packed: "packed records: each row exactly as the MetaTrader5 package's numpy dtype lays it out (little-endian, 60 bytes, no padding), rows back to back, no header; `numpy.frombuffer(body, dtype)` views it",
+};
+
 function successContent(route: Route, example?: unknown): Json {
   const schema = route.response.schema ? plain(route.response.schema) : {};
   const withExample = (media: Json): Json => (example === undefined ? media : { ...media, example });
@@ -75,7 +82,7 @@ function successContent(route: Route, example?: unknown): Json {
     content[MediaTypes[format]] =
       format === 'json'
         ? withExample({ schema })
-        : { schema: { type: 'string', contentMediaType: MediaTypes[format], description: `The same rows as ${format === 'parquet' ? 'a Parquet file' : 'an Arrow IPC stream'}` } };
+        : { schema: { type: 'string', contentMediaType: MediaTypes[format], description: `The same rows as ${FORMAT_NAMES[format]}` } };
   }
   return content;
 }
@@ -119,7 +126,7 @@ function operation(route: Route, options: OpenApiOptions, example: unknown): Jso
   }
 
   const op: Json = {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
+    operationId: route.operationId,
     summary: route.summary,
     tags: route.tags,
     parameters: [

@@ -31,6 +31,12 @@ export interface HandlerContext<Q, P, B> extends Services {
   readonly body: B;
   /** A request header by lower-case name (for the few routes that read one, e.g. Last-Event-ID). */
   header(name: string): string | undefined;
+  /**
+   * Counts one more request against this client's rate limit (read-only mode; nothing elsewhere),
+   * throwing the 429 problem past it: for a request that carries several operations (MCP tool calls).
+   * Absent where no request is being served (the OpenAPI examples).
+   */
+  charge?(): Promise<void>;
 }
 
 /**
@@ -52,19 +58,22 @@ export type Reply =
   /** A live reply served by the live-events room: a text/event-stream (GET /events). */
   | LiveReplies[keyof LiveReplies]
   /** A WebSocket of live events (GET /ws): the dispatcher upgrades the connection. */
-  | { kind: 'websocket' };
+  | { kind: 'websocket' }
+  /** A Fetch API Response sent as it is: status, headers, body streamed (the MCP endpoint, POST /mcp). */
+  | { kind: 'web'; response: Response };
 
-export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes' | 'events' | 'websocket';
+export type ResponseKind = 'object' | 'records' | 'series' | 'json' | 'bytes' | 'events' | 'websocket' | 'web';
 
 /** Formats each kind of response can be encoded in, server preference first. */
 export const FormatsByKind: Readonly<Record<ResponseKind, readonly Format[]>> = {
   object: ['json', 'parquet'],
   records: ['json', 'parquet'],
-  series: ['json', 'parquet', 'arrow'],
+  series: ['json', 'parquet', 'arrow', 'packed'],
   json: [],
   bytes: [],
   events: [],
   websocket: [],
+  web: [],
 };
 
 export interface ResponseSpec {
@@ -88,6 +97,11 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly method: 'GET' | 'POST';
   /** Path below the prefix, params in braces: /symbols/{symbol}. */
   readonly path: string;
+  /**
+   * The MetaTrader5 function this route mirrors (`symbol_info_tick`): its OpenAPI operationId and
+   * its MCP tool name. Without one, both are derived from the method and path (operationName).
+   */
+  readonly mt5?: string;
   readonly summary: string;
   readonly description?: string;
   readonly tags: readonly string[];
@@ -101,6 +115,8 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly readOnly?: boolean;
   /** No API key needed (only /health). */
   readonly public?: boolean;
+  /** Also takes the key as `Authorization: Bearer <key>` (POST /mcp: MCP clients may send only that). */
+  readonly bearerKey?: boolean;
   /** Calls the terminal (default true): OpenAPI then lists its 502/503 terminal problems. */
   readonly terminal?: boolean;
   /** Not listed in OpenAPI (docs assets). */
@@ -120,12 +136,16 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
 export interface Route {
   readonly method: 'GET' | 'POST';
   readonly path: string;
+  /** The MetaTrader5 function mirrored, else the name derived from method and path (operationName). */
+  readonly operationId: string;
+  readonly mt5: string | undefined;
   readonly summary: string;
   readonly description: string | undefined;
   readonly tags: readonly string[];
   readonly operational: boolean;
   readonly readOnly: boolean;
   readonly public: boolean;
+  readonly bearerKey: boolean;
   readonly terminal: boolean;
   readonly hidden: boolean;
   readonly query: TObject;
@@ -149,12 +169,15 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
   return {
     method: spec.method,
     path: spec.path,
+    operationId: spec.mt5 ?? operationName(spec.method, spec.path),
+    mt5: spec.mt5,
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
     operational: spec.operational,
     readOnly: spec.readOnly ?? !spec.operational,
     public: spec.public ?? false,
+    bearerKey: spec.bearerKey ?? false,
     terminal: spec.terminal ?? true,
     hidden: spec.hidden ?? false,
     query: Type.Object(queryProps),
@@ -166,4 +189,13 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
     errors: spec.errors ?? [],
     handler: spec.handler as Route['handler'],
   };
+}
+
+/**
+ * The stable snake_case name of a route without a MetaTrader5 twin: method, then the path's words
+ * (GET /symbols/{symbol}/tick → get_symbols_symbol_tick).
+ */
+export function operationName(method: string, path: string): string {
+  const words = path.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+  return [method.toLowerCase(), ...words].join('_');
 }

@@ -10,7 +10,8 @@ interface Node {
 
 export type Match =
   | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allowed: readonly string[] }
+  /** `routes`: those the path has under other methods. */
+  | { kind: 'method-not-allowed'; allowed: readonly string[]; routes: readonly Route[] }
   | { kind: 'not-found' };
 
 const newNode = (): Node => ({ literal: new Map(), param: undefined, routes: new Map() });
@@ -53,7 +54,7 @@ export class Router {
     if (route) return { kind: 'found', route, params };
     const allowed = [...node.routes.keys()];
     if (allowed.includes('GET')) allowed.push('HEAD');
-    return { kind: 'method-not-allowed', allowed };
+    return { kind: 'method-not-allowed', allowed, routes: [...node.routes.values()] };
   }
 
   private walk(node: Node, segments: readonly string[], i: number, params: Record<string, string>): Node | undefined {

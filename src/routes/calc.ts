@@ -39,6 +39,7 @@ export const calcRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/calc/margin',
+    mt5: 'order_calc_margin',
     summary: 'Margin required for an order',
     tags: ['calculations'],
     operational: false,
@@ -60,6 +61,7 @@ export const calcRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/calc/profit',
+    mt5: 'order_calc_profit',
     summary: 'Profit of a trade between two prices',
     tags: ['calculations'],
     operational: false,

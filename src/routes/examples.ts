@@ -71,7 +71,7 @@ export async function responseExamples(routes: readonly Route[], services: Omit<
       const reply = await route.handler({ ...services, terminal, query, params, body: request.body, header: () => undefined });
       let value: unknown;
       if (reply.kind === 'json') value = reply.value;
-      else if (reply.kind === 'bytes' || reply.kind === 'events' || reply.kind === 'websocket') continue;
+      else if (reply.kind === 'bytes' || reply.kind === 'events' || reply.kind === 'websocket' || reply.kind === 'web') continue;
       else {
         try {
           value = JSON.parse(Buffer.from(await collect(await encodeReply('json', reply))).toString('utf8'));

@@ -1,13 +1,17 @@
 // The route table: every endpoint of the service, plus its docs, in one list.
 import type { Route } from '../http/route.js';
+import type { Logger } from '../log.js';
 import { calcRoutes } from './calc.js';
 import { docsRoutes } from './docs.js';
 import { eventRoutes } from './events.js';
 import { historyRoutes } from './history.js';
 import { marketBookRoutes } from './market-book.js';
+import { mcpRoutes } from './mcp.js';
 import { metricsRoutes } from './metrics.js';
 import { orderCheckRoutes } from './order-check.js';
 import { rateRoutes } from './rates.js';
+import { storeRoutes } from './store.js';
+import { serverTimeRoutes } from './server-time.js';
 import { symbolRoutes } from './symbols.js';
 import { systemRoutes } from './system.js';
 import { tickRoutes } from './ticks.js';
@@ -15,9 +19,11 @@ import { tradingRoutes } from './trading.js';
 
 export const apiRoutes: readonly Route[] = [
   ...systemRoutes,
+  ...serverTimeRoutes,
   ...symbolRoutes,
   ...rateRoutes,
   ...tickRoutes,
+  ...storeRoutes,
   ...marketBookRoutes,
   ...calcRoutes,
   ...tradingRoutes,
@@ -39,9 +45,15 @@ export interface RouteTableOptions {
   readOnly: boolean;
   /** Requests per minute per client, documented as 429 + RateLimit-* headers (read-only mode). */
   rateLimit?: number | undefined;
+  /** A local history store is configured (TRADEAPI_STORE): only then are its routes (/store/*) served and documented. */
+  store?: boolean | undefined;
+  /** Where POST /mcp logs a tool's unexpected failure. */
+  logger?: Logger | undefined;
 }
 
 export function routeTable(options: RouteTableOptions): Route[] {
-  const api = options.readOnly ? apiRoutes.filter((r) => r.readOnly) : [...apiRoutes];
-  return [...api, ...docsRoutes(api, options)];
+  const served = options.store ? apiRoutes : apiRoutes.filter((r) => !storeRoutes.includes(r));
+  const api = options.readOnly ? served.filter((r) => r.readOnly) : [...served];
+  // POST /mcp: one MCP tool per data route of this variant (src/routes/mcp.ts).
+  return [...api, ...docsRoutes(api, options), ...mcpRoutes(api, options)];
 }

@@ -27,6 +27,7 @@ export const marketBookRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/market-book/{symbol}',
+    mt5: 'market_book_get',
     summary: 'Market depth (experimental)',
     description: 'Needs an active subscription (POST …/subscribe); 409 otherwise.',
     tags: ['market depth'],
@@ -43,6 +44,7 @@ export const marketBookRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/market-book/{symbol}/subscribe',
+    mt5: 'market_book_add',
     summary: 'Subscribe to market depth (experimental)',
     description: 'Idempotent: subscribing again answers 200 and takes no extra slot. 429 at the cap.',
     tags: ['market depth'],
@@ -57,6 +59,7 @@ export const marketBookRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/market-book/{symbol}/unsubscribe',
+    mt5: 'market_book_release',
     summary: 'Unsubscribe from market depth (experimental)',
     description: '404 when this service holds no subscription for the symbol.',
     tags: ['market depth'],

@@ -22,6 +22,7 @@ export const rateRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/rates/from',
+    mt5: 'copy_rates_from',
     summary: 'Bars ending at a date',
     description: 'The `count` bars whose open time is at or before `date_from`, oldest first (copy_rates_from).' + maxbars,
     tags: ['market data'],
@@ -39,6 +40,7 @@ export const rateRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/rates/from-pos',
+    mt5: 'copy_rates_from_pos',
     summary: 'Bars starting at a position',
     description: 'Positions count from the present into the past; 0 is the current, unfinished bar (copy_rates_from_pos).' + maxbars,
     tags: ['market data'],
@@ -57,6 +59,7 @@ export const rateRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/rates/range',
+    mt5: 'copy_rates_range',
     summary: 'Bars in a date range',
     description: 'Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`).' + maxbars,
     tags: ['market data'],

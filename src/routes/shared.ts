@@ -39,6 +39,7 @@ export function countRoute(options: {
   return defineRoute({
     method: 'GET',
     path: options.path,
+    mt5: options.call.replace(/\(.*$/, ''),
     summary: options.summary,
     tags: [options.tag],
     operational: false,

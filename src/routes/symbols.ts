@@ -39,6 +39,7 @@ export const symbolRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/symbols',
+    mt5: 'symbols_get',
     summary: 'List symbols',
     tags: ['symbols'],
     operational: false,
@@ -59,6 +60,7 @@ export const symbolRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/symbols/{symbol}',
+    mt5: 'symbol_info',
     summary: 'Symbol details',
     tags: ['symbols'],
     operational: false,
@@ -72,6 +74,7 @@ export const symbolRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/symbols/{symbol}/tick',
+    mt5: 'symbol_info_tick',
     summary: 'Latest tick',
     tags: ['symbols'],
     operational: false,
@@ -88,6 +91,7 @@ export const symbolRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/symbols/{symbol}/select',
+    mt5: 'symbol_select',
     summary: 'Show or hide a symbol in the market-watch list',
     tags: ['symbols'],
     operational: true,

@@ -108,6 +108,7 @@ export const systemRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/version',
+    mt5: 'version',
     summary: 'Terminal version',
     tags: ['system'],
     operational: false,
@@ -119,6 +120,7 @@ export const systemRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/last-error',
+    mt5: 'last_error',
     summary: 'Last terminal error code and description',
     tags: ['system'],
     operational: false,
@@ -130,6 +132,7 @@ export const systemRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/account',
+    mt5: 'account_info',
     summary: 'Account balance, equity, margin and settings',
     tags: ['account'],
     operational: false,
@@ -141,6 +144,7 @@ export const systemRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/terminal',
+    mt5: 'terminal_info',
     summary: 'Terminal status and settings',
     tags: ['system'],
     operational: false,

@@ -17,6 +17,7 @@ export const tickRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/ticks/from',
+    mt5: 'copy_ticks_from',
     summary: 'Ticks starting at a date',
     description: 'Up to `count` ticks at or after `date_from`, oldest first (copy_ticks_from).',
     tags: ['market data'],
@@ -32,6 +33,7 @@ export const tickRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/ticks/range',
+    mt5: 'copy_ticks_range',
     summary: 'Ticks in a date range',
     description: 'Ticks with date_from <= time_msc <= date_to (copy_ticks_range).',
     tags: ['market data'],

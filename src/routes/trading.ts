@@ -26,6 +26,7 @@ export const tradingRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/positions',
+    mt5: 'positions_get',
     summary: 'Open positions',
     tags: ['trading'],
     operational: false,
@@ -46,6 +47,7 @@ export const tradingRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/orders',
+    mt5: 'orders_get',
     summary: 'Active pending orders',
     tags: ['trading'],
     operational: false,

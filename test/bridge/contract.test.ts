@@ -73,7 +73,7 @@ const CHECK: Partial<TradeRequest>[] = [
 
 // ------------------------------------------------------------------ requests
 
-type Format = 'json' | 'parquet' | 'arrow';
+type Format = 'json' | 'parquet' | 'arrow' | 'packed';
 
 interface Req {
   method: 'GET' | 'POST';
@@ -169,7 +169,7 @@ function requests(k: Tickets): Req[] {
     get(`/history/${what}?${q({ ticket })}`),
     get(`/history/${what}?${q({ position: k.historyPosition })}`),
     get(`/history/${what}?${q({ position: k.historyPosition, ...narrow })}`, { rows: 'none', note: 'the position lies outside the range' }),
-    get(`/history/${what}?${q({ ticket: 999_999_999 })}`, { rows: 'none', note: 'no such ticket: empty, as a range with nothing' }),
+    get(`/history/${what}?${q({ ticket: 999_999_999 })}`, { expect: 404, note: 'no such ticket: 404, as history_*_get fails with -4' }),
     ...GROUPS.flatMap((group) => [
       get(`/history/${what}?${q({ ...hist, group })}`, edge),
       get(`/history/${what}?${q({ ...hist, symbol: 'EURUSD', group })}`, edge),
@@ -263,6 +263,9 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   'GET /events': 'a live stream never ends and its ticks depend on when they are read; test/events/bridge.test.ts streams from a bridge',
   'GET /ws': 'a WebSocket of the same live feeds as /events (test/events/ws.test.ts)',
   'GET /metrics': "each gateway's own counters (requests, terminal calls, bridge gauges) differ by design (test/metrics/metrics.test.ts)",
+  'POST /mcp': 'its tools run the very routes compared here, through their own handlers (test/mcp/)',
+  'GET /server-time': "each gateway states its own clock: the simulator's is UTC, a bridge's terminal's zone is unknown without TRADEAPI_SERVER_TZ (clients/python/tests)",
+  'GET /store/coverage': 'reads the local store (TRADEAPI_STORE), never the terminal (test/store/serve.test.ts)',
 };
 
 // ------------------------------------------------------------------ what a response is
@@ -283,6 +286,8 @@ interface Snapshot {
   json?: unknown;
   parquet?: { schema: unknown; kv: unknown; rows: unknown };
   arrow?: { types: unknown; metadata: unknown; rows: unknown };
+  /** format=packed: 60-byte rows, compared byte for byte (hex). */
+  packed?: { rows: number; hex: string };
   headers: Record<string, string | null>;
 }
 
@@ -306,6 +311,8 @@ async function snapshot(res: Response, format: Format | undefined): Promise<Snap
       metadata: Object.fromEntries(table.schema.metadata),
       rows: norm(table.toArray().map((r: { toJSON(): unknown }) => r.toJSON())),
     };
+  } else if (format === 'packed' && res.status === 200) {
+    snap.packed = { rows: bytes.byteLength / 60, hex: Buffer.from(bytes).toString('hex') };
   } else {
     snap.text = new TextDecoder().decode(bytes);
   }
@@ -316,6 +323,7 @@ async function snapshot(res: Response, format: Format | undefined): Promise<Snap
 function rowsOf(s: Snapshot): number {
   if (s.parquet) return (s.parquet.rows as unknown[]).length;
   if (s.arrow) return (s.arrow.rows as unknown[]).length;
+  if (s.packed) return s.packed.rows;
   return Array.isArray(s.json) ? s.json.length : 1;
 }
 

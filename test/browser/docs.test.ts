@@ -28,7 +28,7 @@ interface Tick {
 
 /** Expands an operation, presses "Try it out", fills the symbol and executes; returns the status and body shown. */
 async function tryTick(page: Page, symbol: string): Promise<{ status: string; body: string }> {
-  const op = page.locator('#operations-symbols-getSymbolsSymbolTick');
+  const op = page.locator('#operations-symbols-symbol_info_tick');
   if (!(await op.locator('.opblock-body').isVisible())) await op.locator('.opblock-summary').first().click();
   const tryOut = op.locator('button.try-out__btn');
   if ((await tryOut.textContent())?.trim() === 'Try it out') await tryOut.click();
@@ -85,7 +85,7 @@ t.test('/docs in headless Chromium, with a key', { skip: 'skip' in launch ? laun
   t.equal(await page.locator('.opblock').count(), 0, 'and opens nothing');
   await page.locator('#tradeapi-key-input').fill(KEY);
   await page.locator('#tradeapi-key button[type=submit]').click();
-  await page.locator('#operations-symbols-getSymbolsSymbolTick').waitFor();
+  await page.locator('#operations-symbols-symbol_info_tick').waitFor();
   t.equal(await form.isVisible(), false, 'the right key opens Swagger UI and hides the form');
   t.ok((await page.locator('.opblock').count()) > 20, 'every operation is listed');
 
@@ -97,7 +97,7 @@ t.test('/docs in headless Chromium, with a key', { skip: 'skip' in launch ? laun
   await dialog.locator('button.close-modal').click();
 
   // Try it out: EURUSD is in the simulator's Market Watch from the start.
-  const op = page.locator('#operations-symbols-getSymbolsSymbolTick');
+  const op = page.locator('#operations-symbols-symbol_info_tick');
   const first = await tryTick(page, 'EURUSD');
   t.equal(first.status, '200', 'Execute: 200');
   const tick = JSON.parse(first.body) as Tick;
@@ -157,7 +157,7 @@ t.test('/api/docs under a prefix, in headless Chromium', { skip: 'skip' in launc
   t.equal(page.url(), `${s.base}/api/docs`, '/ leads to /api/docs');
   await page.locator('#tradeapi-key-input').fill(KEY);
   await page.locator('#tradeapi-key button[type=submit]').click();
-  await page.locator('#operations-symbols-getSymbolsSymbolTick').waitFor();
+  await page.locator('#operations-symbols-symbol_info_tick').waitFor();
   const answer = await tryTick(page, 'EURUSD');
   t.equal(answer.status, '200', 'Try it out on the tick: 200');
   t.match(JSON.parse(answer.body), { bid: Number, ask: Number, time_msc: Number }, 'with a tick');

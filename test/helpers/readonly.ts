@@ -7,6 +7,7 @@ const DAY = 'date_from=2024-01-09T00:00:00Z&date_to=2024-01-10T00:00:00Z';
 export const READ_ONLY_ENDPOINTS: ReadonlyArray<readonly [path: string, request: string]> = [
   ['/health', '/health'],
   ['/version', '/version'],
+  ['/server-time', '/server-time'],
   ['/symbols', '/symbols?group=*USD*'],
   ['/symbols/{symbol}', '/symbols/EURUSD'],
   ['/rates/from', '/rates/from?symbol=EURUSD&timeframe=1&date_from=2024-01-10T00:00:00Z&count=10'],

@@ -31,7 +31,7 @@ await forEachAdapter(t, async (t, adapter) => {
     const doc = (await res.json()) as Doc;
     t.equal(doc.openapi, '3.1.0');
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m, op })));
-    t.equal(ops.length, 32, 'the 29 Variant A endpoints, /events, /ws and /metrics');
+    t.equal(ops.length, 33, 'the 29 Variant A endpoints, /server-time, /events, /ws and /metrics (/store/coverage only with a store)');
     t.notOk(doc.paths['/docs'] ?? doc.paths['/openapi.json'], 'docs routes are not API endpoints');
 
     for (const { path, op } of ops) {
@@ -49,6 +49,14 @@ await forEachAdapter(t, async (t, adapter) => {
         t.notOk(op.responses['502'] ?? op.responses['503'], '/metrics: no terminal problems (it calls no terminal)');
         continue;
       }
+      if (path === '/store/coverage') {
+        t.same(Object.keys(content), ['application/json'], '/store/coverage: a JSON report');
+        continue;
+      }
+      if (path === '/server-time') {
+        t.same(Object.keys(content), ['application/json'], '/server-time: a JSON statement of the clock');
+        continue;
+      }
       if (path === '/events') {
         t.same(Object.keys(content), ['text/event-stream'], '/events: an event stream only');
         t.ok(op.responses['503'] && op.responses['404'] && op.responses['406'], '/events: its refusals documented');
@@ -58,6 +66,7 @@ await forEachAdapter(t, async (t, adapter) => {
       }
       t.ok(content['application/json'] && content['application/parquet'], `${path}: json and parquet`);
       t.equal(Boolean(content['application/vnd.apache.arrow.stream']), SERIES.includes(path), `${path}: arrow only for series`);
+      t.equal(Boolean(content['application/vnd.tradeapi.packed']), SERIES.includes(path), `${path}: packed rows only for series`);
       t.ok(op.responses['500'], `${path}: 500 documented`);
     }
     const param = (path: string, name: string) => doc.paths[path]?.get?.parameters.find((p) => p.name === name);
@@ -88,7 +97,7 @@ await forEachAdapter(t, async (t, adapter) => {
   await t.test('choices are enums (Swagger UI shows a dropdown, not a text box)', async (t) => {
     const doc = (await (await s.get('/openapi.json')).json()) as Doc;
     const schema = (path: string, name: string, method = 'get') => doc.paths[path]?.[method]?.parameters.find((p) => p.name === name)?.schema;
-    t.same(schema('/rates/from', 'format'), { type: 'string', enum: ['json', 'parquet', 'arrow'] });
+    t.same(schema('/rates/from', 'format'), { type: 'string', enum: ['json', 'parquet', 'arrow', 'packed'] });
     t.same(schema('/account', 'format'), { type: 'string', enum: ['json', 'parquet'] });
     t.same(schema('/ticks/range', 'compression'), { type: 'string', enum: ['zstd', 'lz4', 'snappy', 'none'] });
     const timeframe = schema('/rates/from', 'timeframe') as { enum: unknown[]; anyOf?: unknown };
