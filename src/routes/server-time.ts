@@ -17,7 +17,9 @@ const ServerTimeSchema = Type.Object(
     zone: Type.Union([Type.String(), Type.Null()], {
       description: "The broker's server time zone when known: TRADEAPI_SERVER_TZ, or 'UTC' for the simulator at its default clock; null when the gateway passes the terminal's stamps on without knowing their zone",
     }),
-    transitions: Type.Array(Type.Tuple([Type.Integer(), Type.Integer()]), {
+    // A pair as a two-item array, not Type.Tuple: TypeBox writes a tuple as draft-07 `items: [...]`,
+    // which OpenAPI 3.1 (JSON Schema 2020-12) rejects.
+    transitions: Type.Array(Type.Array(Type.Integer(), { minItems: 2, maxItems: 2, description: '[from UTC second, server minus UTC in seconds]' }), {
       description:
         'When the gateway converts (TRADEAPI_SERVER_TZ): [from UTC second, server minus UTC in seconds] from each change on, ascending; ' +
         'server time = UTC + the offset in force. A server stamp in the hour repeated when clocks go back is read as the earlier instant. Empty when nothing is converted.',
