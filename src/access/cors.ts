@@ -10,8 +10,11 @@ import { RATE_LIMIT_HEADERS } from './rate-limit.js';
 /** How long a browser may cache a preflight answer, in seconds. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
-/** Request headers a cross-origin caller may send beyond the CORS-safelisted ones. */
-export const ALLOWED_REQUEST_HEADERS = ['X-API-Key', 'Accept', 'X-Request-Id'] as const;
+/**
+ * Request headers a cross-origin caller may send beyond the CORS-safelisted ones: the key, and what
+ * an MCP client in a browser sends to POST /mcp (a JSON body, the protocol version, a Bearer key).
+ */
+export const ALLOWED_REQUEST_HEADERS = ['X-API-Key', 'Accept', 'X-Request-Id', 'Content-Type', 'Authorization', 'Mcp-Protocol-Version'] as const;
 
 /** Response headers a cross-origin page may read beyond the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [...RATE_LIMIT_HEADERS, 'Retry-After', 'X-Request-Id'] as const;

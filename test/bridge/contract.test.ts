@@ -265,7 +265,6 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   'GET /metrics': "each gateway's own counters (requests, terminal calls, bridge gauges) differ by design (test/metrics/metrics.test.ts)",
   'POST /mcp': 'its tools run the very routes compared here, through their own handlers (test/mcp/)',
   'GET /server-time': "each gateway states its own clock: the simulator's is UTC, a bridge's terminal's zone is unknown without TRADEAPI_SERVER_TZ (clients/python/tests)",
-  'GET /store/coverage': 'reads the local store (TRADEAPI_STORE), never the terminal (test/store/serve.test.ts)',
 };
 
 // ------------------------------------------------------------------ what a response is

@@ -94,7 +94,7 @@ await forEachAdapter(t, async (t, adapter) => {
     await expectProblem(t, keyed, 404, '/errors/not-found', '/health');
     const inside = await r.get('/api/v1/account', { method: 'OPTIONS', headers: preflight });
     t.equal(inside.status, 204, 'under /api/v1 a preflight is still answered');
-    t.equal(inside.headers.get('access-control-allow-methods'), 'GET');
+    t.equal(inside.headers.get('access-control-allow-methods'), 'GET, POST'); // POST: /mcp
     await inside.arrayBuffer();
   });
 });

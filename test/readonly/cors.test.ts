@@ -28,7 +28,7 @@ await forEachAdapter(t, async (t, adapter) => {
       const res = await s.get('/api/v1/account', { headers: { ...KEY, origin } });
       t.equal(res.status, 200);
       t.equal(res.headers.get('access-control-allow-origin'), origin, `${origin} echoed`);
-      t.same(varyOf(res), ['Accept', 'Origin'], 'Vary: Accept, Origin');
+      t.same(varyOf(res), ['Accept', 'Accept-Encoding', 'Origin'], 'Vary: Accept, Accept-Encoding, Origin');
       const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(', ');
       for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id']) t.ok(exposed.includes(h), `${h} exposed`);
       t.same(exposed, [...EXPOSED_HEADERS]);
@@ -60,10 +60,11 @@ await forEachAdapter(t, async (t, adapter) => {
       const res = await s.get(path, preflight(APP));
       t.equal(res.status, 204, `${path}: 204`);
       t.equal(res.headers.get('access-control-allow-origin'), APP);
-      t.equal(res.headers.get('access-control-allow-methods'), 'GET', 'the read-only mode has GET only');
+      t.equal(res.headers.get('access-control-allow-methods'), 'GET, POST', 'the read-only routes\' methods: GET, and POST for /mcp');
       const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(', ');
       t.ok(allowed.includes('x-api-key'), 'X-API-Key allowed');
       t.ok(allowed.includes('x-request-id'));
+      t.ok(allowed.includes('content-type') && allowed.includes('mcp-protocol-version'), 'what an MCP client sends');
       t.equal(res.headers.get('access-control-max-age'), '600');
       t.equal(res.headers.get('access-control-allow-credentials'), null);
       t.ok(varyOf(res).includes('Origin'));
@@ -110,7 +111,7 @@ await forEachAdapter(t, async (t, adapter) => {
     const res = await any.get('/api/v1/account', { headers: { ...KEY, origin: OTHER } });
     t.equal(res.headers.get('access-control-allow-origin'), '*');
     t.equal(res.headers.get('access-control-allow-credentials'), null);
-    t.same(varyOf(res), ['Accept'], 'no Vary: Origin needed');
+    t.same(varyOf(res), ['Accept', 'Accept-Encoding'], 'no Vary: Origin needed');
     await res.arrayBuffer();
     const pre = await any.get('/api/v1/account', preflight(OTHER));
     t.equal(pre.status, 204);
@@ -127,7 +128,7 @@ await forEachAdapter(t, async (t, adapter) => {
     const res = await closed.get('/api/v1/account', { headers: { ...KEY, origin: APP } });
     t.equal(res.status, 200);
     t.equal(res.headers.get('access-control-allow-origin'), null);
-    t.same(varyOf(res), ['Accept']);
+    t.same(varyOf(res), ['Accept', 'Accept-Encoding']);
     await res.arrayBuffer();
     const pre = await closed.get('/api/v1/account', preflight(APP));
     t.equal(pre.headers.get('access-control-allow-origin'), null, 'a preflight gets nothing to go on');
