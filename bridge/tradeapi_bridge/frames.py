@@ -86,6 +86,17 @@ def _recv_exact(sock: socket.socket, n: int, at_boundary: bool, deadline: Option
     """n bytes, or None if the peer closed cleanly before the first byte of a frame."""
     parts = []
     got = 0
+    if deadline is None and n <= RECV_STEP:
+        # The usual case, a header or a small payload already here: one recv, no buffer juggling.
+        first = sock.recv(n)
+        if len(first) == n:
+            return first
+        if not first:
+            if at_boundary:
+                return None
+            raise ProtocolError("connection closed inside a frame (0 of %d bytes)" % n)
+        parts.append(first)
+        got = len(first)
     while got < n:
         piece = bytearray(min(RECV_STEP, n - got))
         view = memoryview(piece)

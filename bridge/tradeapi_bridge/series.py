@@ -46,7 +46,9 @@ def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows, resolu
         step = min(window_rows, remaining)
         want = step + lead + sent_at_cursor + extra
         arr = fetch(cursor, want)
-        t = arr["time_msc"]
+        # One contiguous copy of the time column per window: np.searchsorted on the strided field of
+        # a structured array copies the whole column on every call (six calls a window).
+        t = np.ascontiguousarray(arr["time_msc"])
         first = int(np.searchsorted(t, cursor, side="left"))           # quirk: rows before date_from
         at_cursor = int(np.searchsorted(t, cursor, side="right")) - first
         start = first + min(sent_at_cursor, at_cursor)                  # skip the edge already sent
@@ -61,8 +63,9 @@ def _ticks_windows(fetch, date_from_msc, date_to_msc, limit, window_rows, resolu
         extra = 0
         yield new
         remaining -= len(new)
-        last = int(new["time_msc"][-1])
-        n_last = len(new) - int(np.searchsorted(new["time_msc"], last, side="left"))
+        new_t = t[start:end]
+        last = int(new_t[-1])
+        n_last = len(new) - int(np.searchsorted(new_t, last, side="left"))
         sent_at_cursor = sent_at_cursor + n_last if last == cursor else n_last
         cursor = last
         # The next reply starts at the cursor's whole second (resolution_ms); this reply, which
@@ -97,7 +100,7 @@ def rates_range(fetch, timeframe, date_from, date_to, window_rows):
         b = min(a + span - 1, date_to)
         arr = fetch(a, b)
         if arr is not None and len(arr):
-            t = arr["time"]
+            t = np.ascontiguousarray(arr["time"])
             new = arr[int(np.searchsorted(t, a, side="left")):int(np.searchsorted(t, b, side="right"))]
             if len(new):
                 yield new

@@ -3,7 +3,8 @@
 # vermin; vermin --target=3.9- on the package and its tests; `pip install ./clients/python` into a
 # second, empty venv must pull in numpy and nothing else, and a wheel must build; then every
 # unittest suite in clients/python/tests (units, the parity suite: client -> gateway -> bridge ->
-# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python").
+# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python"),
+# the optional extras' tests with pyarrow and pandas where a venv has them (below).
 # Needs node and the built gateway (npm run build:ts). Prints "N passed, N failed".
 #
 # PYTHON=/path/to/python3.9 sh clients/python/tests/run.sh runs it on that interpreter.
@@ -37,4 +38,13 @@ ls "$ROOT/build/client-wheel"/tradeapi_client-*.whl
 rm -rf "$INSTALL"
 
 cd "$ROOT/clients/python/tests"
+# The optional extras (compression='zstd' reads Parquet through pyarrow; to_pandas needs pandas) are
+# skipped in the numpy-only venv: they run here with the interop venv's pinned pyarrow and pandas
+# (build/pyenv, examples/requirements.txt) when it exists, or with EXTRAS_PYTHON=/path/to/python.
+EXTRAS=${EXTRAS_PYTHON:-$ROOT/build/pyenv/bin/python}
+if [ -x "$EXTRAS" ] && "$EXTRAS" -c 'import numpy, pyarrow, pandas' 2>/dev/null; then
+  "$EXTRAS" -m unittest test_sim.Sim.test_zstd_parquet_gives_the_same_arrays test_sim.Sim.test_to_pandas
+else
+  echo "optional extras (pyarrow, pandas) not installed: the zstd and to_pandas tests are skipped"
+fi
 "$VENV/bin/python" run_tests.py

@@ -162,14 +162,62 @@ class Sim(unittest.TestCase):
             self.assertIsInstance(tick, mt5.Tick)
         self.assertTrue(stream.last_event_id)
 
+    def test_stream_book(self):
+        self.assertTrue(mt5.market_book_add("EURUSD"), mt5.last_error())
+        try:
+            with tradeapi_client.stream_book(["EURUSD"]) as stream:
+                got = list(itertools.islice(stream, 2))
+        finally:
+            mt5.market_book_release("EURUSD")
+        self.assertEqual(len(got), 2)
+        for symbol, book in got:
+            self.assertEqual(symbol, "EURUSD")
+            self.assertIsInstance(book, tuple)
+            self.assertTrue(book)
+            self.assertTrue(all(isinstance(b, mt5.BookInfo) for b in book))
+            self.assertEqual([type(v) for v in book[0]], [type(v) for v in mt5.market_book_get("EURUSD") or book[0]])
+        self.assertTrue(stream.last_event_id is None or isinstance(stream.last_event_id, str))
+
+    def test_zstd_parquet_gives_the_same_arrays(self):
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            self.skipTest("pyarrow is not installed (compression='zstd' needs it)")
+        ticks = mt5.copy_ticks_range("EURUSD", NOW - timedelta(minutes=20), NOW - timedelta(minutes=5), mt5.COPY_TICKS_ALL)
+        rates = mt5.copy_rates_range("GBPUSD", mt5.TIMEFRAME_M5, NOW - timedelta(hours=5), NOW - timedelta(hours=1))
+        self.assertTrue(mt5.initialize(url=self.gw.url, key=KEY, compression="zstd"), mt5.last_error())
+        self.assertEqual(mt5._S.compression, "zstd")
+        z_ticks = mt5.copy_ticks_range("EURUSD", NOW - timedelta(minutes=20), NOW - timedelta(minutes=5),
+                                       mt5.COPY_TICKS_ALL)
+        z_rates = mt5.copy_rates_range("GBPUSD", mt5.TIMEFRAME_M5, NOW - timedelta(hours=5), NOW - timedelta(hours=1))
+        empty = mt5.copy_ticks_range("EURUSD", NOW - timedelta(days=3), NOW - timedelta(days=3), mt5.COPY_TICKS_ALL)
+        self.assertEqual(mt5.last_error(), (1, "Success"))
+        self.assertTrue(len(ticks) > 100 and len(rates) == 49)  # both ends inclusive
+        for plain, packed in ((ticks, z_ticks), (rates, z_rates)):
+            self.assertEqual(packed.dtype, plain.dtype)
+            self.assertEqual(packed.tobytes(), plain.tobytes())
+        self.assertEqual((empty.dtype, len(empty)), (TICK_DTYPE, 0))
+        self.assertTrue(mt5.initialize(url=self.gw.url, key=KEY, compression="none"))
+        self.assertIsNone(mt5._S.compression)
+        self.assertIsNone(mt5._default_compression(mt5._gateway()))  # loopback: none by default
+
     def test_to_pandas(self):
         try:
             import pandas  # noqa: F401
         except ImportError:
             self.skipTest("pandas is not installed")
-        frame = tradeapi_client.to_pandas(mt5.copy_rates_from("EURUSD", mt5.TIMEFRAME_H1, NOW, 5))
-        self.assertEqual(str(frame["time"].dtype), "datetime64[ns, UTC]")
+        rates = mt5.copy_rates_from("EURUSD", mt5.TIMEFRAME_H1, NOW, 5)
+        frame = tradeapi_client.to_pandas(rates)
+        self.assertEqual(str(frame["time"].dtype), "datetime64[ns, UTC]")  # nanoseconds on pandas 3 too
         self.assertEqual(len(frame), 5)
+        self.assertEqual(frame["time"].iloc[-1], pandas.Timestamp(int(rates["time"][-1]), unit="s", tz="UTC"))
+        ticks = mt5.copy_ticks_from("EURUSD", NOW - timedelta(minutes=5), 3, mt5.COPY_TICKS_ALL)
+        tf = tradeapi_client.to_pandas(ticks)
+        self.assertEqual(str(tf["time_msc"].dtype), "datetime64[ns, UTC]")
+        self.assertEqual(tf["time_msc"].iloc[0].value, int(ticks["time_msc"][0]) * 1000000)
+        zero = ticks.copy()
+        zero["time_msc"] = 0
+        self.assertTrue(tradeapi_client.to_pandas(zero)["time_msc"].isna().all())  # 0, "not set": NaT
         positions = tradeapi_client.to_pandas(mt5.positions_get())
         self.assertEqual(list(positions.columns), list(mt5.positions_get()[0]._asdict()))
 

@@ -1,7 +1,11 @@
 """Units: the constants and record shapes against the MetaTrader5 stand-in (whose constants come
-from the real wheel), the clock's conversions, and 429 answers retried after their Retry-After."""
+from the real wheel), the clock's conversions, 429 answers retried after their Retry-After, and the
+lean HTTP connection (_wire) against canned answers: lengths, chunks, close-delimited bodies, event
+lines across chunks, 1xx, a keep-alive connection the server closed, cut bodies."""
+import http.client
 import http.server
 import json
+import socket
 import threading
 import time
 import unittest
@@ -100,6 +104,143 @@ class Busy(unittest.TestCase):
             mt5.shutdown()
             server.shutdown()
             server.server_close()
+
+
+class Canned(object):
+    """A loopback server that answers each connection's requests with the next canned bytes (one
+    per request, or a list of pieces sent apart; None closes the connection there), recording the
+    requests' heads."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.heads = []
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while self.answers:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            with sock:
+                buf = b""
+                while self.answers:
+                    while b"\r\n\r\n" not in buf:
+                        data = sock.recv(65536)
+                        if not data:
+                            break
+                        buf += data
+                    if b"\r\n\r\n" not in buf:
+                        break
+                    head, _, buf = buf.partition(b"\r\n\r\n")
+                    self.heads.append(head.decode("latin-1"))
+                    answer = self.answers.pop(0)
+                    pieces = answer if isinstance(answer, list) else [answer]
+                    for piece in pieces:
+                        if piece is None:
+                            break
+                        sock.sendall(piece)
+                        time.sleep(0.01)  # pieces arrive apart: the parser must join them
+                    if None in pieces:
+                        break  # the connection closes here
+
+    def close(self):
+        self.listener.close()
+
+
+class Wire(unittest.TestCase):
+    def connect(self, *answers):
+        from tradeapi_client._wire import Connection
+        server = Canned(answers)
+        self.addCleanup(server.close)
+        conn = Connection("127.0.0.1", server.port, 5.0)
+        self.addCleanup(conn.close)
+        return server, conn
+
+    def test_lengths_chunks_and_keep_alive(self):
+        body = bytes(range(256)) * 40
+        chunked = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(p), p) for p in (body[:1000], body[1000:1001], body[1001:]))
+        server, conn = self.connect(
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: 1\r\nX-A: 2\r\n\r\nhello",
+            [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", chunked[:7], chunked[7:2000],
+             chunked[2000:] + b"0\r\nTrailer: x\r\n\r\n"],
+            b"HTTP/1.1 204 No Content\r\n\r\n")
+        conn.request("GET", "/a", headers={"Accept": "application/json"})
+        r = conn.getresponse()
+        self.assertEqual((r.status, r.reason, r.getheader("x-a"), r.read()), (200, "OK", "1, 2", b"hello"))
+        self.assertIn("GET /a HTTP/1.1", server.heads[0])
+        self.assertIn("Accept: application/json", server.heads[0])
+        conn.request("POST", "/b", body=b"{}")
+        r = conn.getresponse()
+        out = bytearray(len(body) + 10)
+        view, n = memoryview(out), 0
+        while True:
+            got = r.readinto(view[n:n + 3000])
+            if not got:
+                break
+            n += got
+        self.assertEqual(bytes(out[:n]), body)
+        self.assertIn("Content-Length: 2", server.heads[1])
+        conn.request("GET", "/c")
+        r = conn.getresponse()
+        self.assertEqual((r.status, r.read()), (204, b""))
+        self.assertEqual(len(server.heads), 3)  # one connection for all three
+
+    def test_event_lines_and_close_delimited(self):
+        events = b"event: tick\ndata: {}\n\n: keep-alive\n"
+        server, conn = self.connect(
+            [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nevent:\r\n",
+             b"%x\r\n%s\r\n0\r\n\r\n" % (len(events) - 6, events[6:])],
+            b"HTTP/1.0 200 OK\r\n\r\nuntil the end")
+        conn.request("GET", "/events")
+        r = conn.getresponse()
+        lines = []
+        while True:
+            line = r.readline()
+            if not line:
+                break
+            lines.append(line)
+        self.assertEqual(b"".join(lines), events)
+        self.assertEqual(lines[0], b"event: tick\n")
+        conn.request("GET", "/old")
+        r = conn.getresponse()
+        self.assertEqual(r.read(), b"until the end")
+        self.assertIsNone(conn.sock)  # close-delimited: the connection is done
+
+    def test_closed_keep_alive_and_cut_bodies(self):
+        server, conn = self.connect(None)
+        conn.request("GET", "/stale")
+        with self.assertRaises(http.client.RemoteDisconnected):
+            conn.getresponse()
+        server, conn = self.connect([b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", None])  # cut
+        conn.request("GET", "/cut")
+        r = conn.getresponse()
+        with self.assertRaises(http.client.IncompleteRead):
+            r.read()
+
+    def test_a_cut_series_is_a_receive_failure(self):
+        import numpy as np
+        from tradeapi_client._errors import Fail
+        from tradeapi_client._http import Gateway
+        rows = np.zeros(3, [("a", "<i8"), ("b", "<u4")])
+        good = rows.tobytes()
+        server = Canned([[b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                          b"%x\r\n%s\r\n0\r\n\r\n" % (len(good), good)],
+                         [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                          b"%x\r\n%s" % (len(good), good[:20]), None]])
+        self.addCleanup(server.close)
+        g = Gateway("http://127.0.0.1:%d" % server.port, timeout=5)
+        self.addCleanup(g.close)
+        resp, conn = g.open("GET", "/ticks", accept="application/vnd.tradeapi.packed")
+        self.assertEqual(g.read_into_array(resp, conn, rows.dtype).tobytes(), good)
+        resp, conn = g.open("GET", "/ticks", accept="application/vnd.tradeapi.packed")
+        with self.assertRaises(Fail) as cm:
+            g.read_into_array(resp, conn, rows.dtype)
+        self.assertEqual(cm.exception.code, -10002)
 
 
 if __name__ == "__main__":

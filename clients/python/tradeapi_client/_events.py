@@ -1,6 +1,7 @@
 """Live ticks and depth from the gateway's Server-Sent Events (GET /events), as iterators that
 reconnect by themselves and resume where they stopped (Last-Event-ID: the gateway replays the
 ticks missed meanwhile from history, without a duplicate or a hole)."""
+import http.client
 import json
 import os
 import socket
@@ -85,8 +86,8 @@ class _Stream(object):
                     continue
             try:
                 event = self._read_event()
-            except (OSError, socket.timeout, ValueError):
-                event = None
+            except (OSError, socket.timeout, ValueError, http.client.HTTPException):
+                event = None  # a cut or malformed stream: reconnect and resume
             if event is None:
                 self._drop()
                 if not self.reconnect:

@@ -12,6 +12,7 @@ from urllib.parse import quote, urlencode, urlsplit
 import numpy as np
 
 from ._errors import Fail, Problem, problem_to_fail
+from ._wire import Connection
 
 USER_AGENT = "tradeapi-client"
 # Answers worth waiting for (their Retry-After): the gateway is busy, not broken.
@@ -50,10 +51,7 @@ class Gateway(object):
     # ------------------------------------------------------------------ connections
 
     def _new_connection(self, timeout):
-        if self.https:
-            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
-                                               context=ssl.create_default_context())
-        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        return Connection(self.host, self.port, timeout, ssl.create_default_context() if self.https else None)
 
     def _acquire(self, timeout):
         with self._lock:
@@ -131,6 +129,9 @@ class Gateway(object):
             except OSError:
                 conn.close()
                 raise Fail(-10004)
+            except http.client.HTTPException:  # a malformed answer (too long a head, cut short)
+                conn.close()
+                raise Fail(-10002)
             if resp.status < 400:
                 return resp, conn
             try:

@@ -25,11 +25,15 @@ def to_pandas(result, times=True):
     if times:
         for name in frame.columns:
             if name.endswith("_msc"):
-                unit = "ms"
+                scale = 1000000
             elif name in _SECONDS:
-                unit = "s"
+                scale = 1000000000
             else:
                 continue
-            column = frame[name].astype("int64")
-            frame[name] = pd.to_datetime(column.where(column != 0), unit=unit, utc=True)
+            # Built as datetime64[ns] in numpy, then marked UTC: pd.to_datetime(unit=...) gives
+            # microseconds from pandas 3 on, and the resolution promised here is nanoseconds.
+            values = frame[name].to_numpy().astype(np.int64)
+            stamps = (values * scale).view("datetime64[ns]")
+            stamps[values == 0] = np.datetime64("NaT")
+            frame[name] = pd.Series(stamps, index=frame.index).dt.tz_localize("UTC")
     return frame
