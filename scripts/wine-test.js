@@ -148,12 +148,12 @@ if (testedAddon === undefined) {
   finish();
 }
 
-// 3. The tree Windows node runs: sources, tests (and the scripts they import), the compiled dist/ (bin/tradeapi.js), node_modules
+// 3. The tree Windows node runs: sources, tests (and the scripts and docs they read), the compiled dist/ (bin/tradeapi.js), node_modules
 // linked, and prebuilds/win32-x64 as the only addon. Copies keep their times (cliCommand compares
 // dist/ with src/).
 rmSync(tree, { recursive: true, force: true });
 mkdirSync(tree, { recursive: true });
-for (const entry of ['package.json', 'CMakeLists.txt', '.taprc', 'tsconfig.json', 'tsconfig.test.json', 'bin', 'src', 'test', 'bench', 'dist', 'scripts']) {
+for (const entry of ['package.json', 'CMakeLists.txt', '.taprc', 'tsconfig.json', 'tsconfig.test.json', 'bin', 'src', 'test', 'bench', 'dist', 'scripts', 'docs', 'README.md']) {
   if (existsSync(path.join(root, entry))) cpSync(path.join(root, entry), path.join(tree, entry), { recursive: true, preserveTimestamps: true });
 }
 mkdirSync(path.join(tree, 'prebuilds', 'win32-x64'), { recursive: true });
