@@ -13,8 +13,9 @@
 // one warm-up request, then the range (bench/bigpull.ts's measure(): rows and edges checked); the
 // order of the builds alternates between repetitions; the best run of each is kept (the noise on
 // a shared 2-core machine is one-sided: other work only ever slows a run down). Small requests:
-// autocannon (bench/.cache/tools, installed on first use) against each (adapter, build), the load
-// generator on the same two cores. Prints a markdown table with the ratios and issue 24's targets
+// the repository's own load generator (bench/load.ts loadFor: keep-alive node:http clients in this
+// process, nothing installed or fetched at run time) against each (adapter, build), on the same
+// two cores as the server. Prints a markdown table with the ratios and issue 24's targets
 // and writes it (and every run, as JSON) to bench/results/sides-<date>.{md,json}.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,11 +27,11 @@ import { parseArgs } from 'node:util';
 import { expectedFor, measure, parseFormats, rangePath, repoRoot, type Format, type Measurement } from './bigpull.js';
 import { exportTicks, parseCount, type ExportMeta } from './export-ticks.js';
 import { isMain } from './is-main.js';
+import { loadFor } from './load.js';
 import { freePort, ServerProcess } from './processes.js';
 import { pull } from './pull.js';
 
 export const BASELINE_COMMIT = '4a63a6d';
-const MiB = 1024 * 1024;
 
 export type AdapterName = 'node' | 'uws';
 export type BuildName = 'baseline' | 'new';
@@ -115,7 +116,7 @@ export function ensureBaseline(dir: string, commit: string, log: (line: string) 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small requests (autocannon)
+// Small requests (bench/load.ts)
 
 export interface SmallResult {
   readonly build: BuildName;
@@ -129,33 +130,10 @@ export interface SmallResult {
   readonly non2xx: number;
 }
 
-function autocannonBin(root: string, log: (line: string) => void): string | undefined {
-  const dir = path.join(root, 'bench', '.cache', 'tools');
-  const bin = path.join(dir, 'node_modules', 'autocannon', 'autocannon.js');
-  if (existsSync(bin)) return bin;
-  log('installing autocannon@8 into bench/.cache/tools ...');
-  mkdirSync(dir, { recursive: true });
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir, 'autocannon@8'], { stdio: 'ignore' });
-  return r.status === 0 && existsSync(bin) ? bin : undefined;
-}
-
-function autocannon(bin: string, url: string, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
-  return new Promise((resolve, reject) => {
-    // Asynchronously: the servers' readiness probes and this process's timers keep running.
-    import('node:child_process')
-      .then(({ execFile }) => {
-        execFile(process.execPath, [bin, '-c', String(connections), '-d', String(seconds), '-j', url], { maxBuffer: 64 * MiB }, (err, stdout) => {
-          if (err && !stdout) return reject(err);
-          try {
-            const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-            resolve({ rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx });
-          } catch (e) {
-            reject(e as Error);
-          }
-        });
-      })
-      .catch(reject);
-  });
+/** `connections` keep-alive connections issuing `path` back to back for `seconds` (bench/load.ts). */
+async function smallLoad(port: number, urlPath: string, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
+  const r = await loadFor(port, urlPath, {}, connections, seconds);
+  return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, non2xx: 0 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,9 +358,7 @@ async function main(): Promise<void> {
   // --- small requests
   const small: SmallResult[] = [];
   if (!values['no-small']) {
-    const bin = autocannonBin(root, log);
-    if (!bin) log('small requests skipped: autocannon could not be installed into bench/.cache/tools');
-    else {
+    {
       const seconds = Number(values['small-seconds']);
       const connections = Number(values.connections);
       const q = (format: string): string => `/ticks/from?symbol=EURUSD&date_from=2024-01-08T00:00:00Z&count=999&flags=COPY_TICKS_ALL&format=${format}`;
@@ -395,13 +371,12 @@ async function main(): Promise<void> {
         for (const [i, build] of builds.entries()) {
           void i;
           const port = await freePort();
-          const base = `http://127.0.0.1:${port}`;
           let child: ServerProcess | undefined;
           try {
             child = await server(build, adapter, port, `sides-small-${build.name}-${adapter}`, { TRADEAPI_LOG_LEVEL: 'WARNING' });
             for (const p of paths) {
-              await autocannon(bin, base + p.path, connections, 1); // warm-up
-              const r = await autocannon(bin, base + p.path, connections, seconds);
+              await smallLoad(port, p.path, connections, 1); // warm-up
+              const r = await smallLoad(port, p.path, connections, seconds);
               small.push({ build: build.name, adapter, path: p.path, label: p.label, ...r });
               log(`  small ${p.label} ${adapter} ${build.name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
             }
@@ -439,7 +414,7 @@ async function main(): Promise<void> {
       ]
     : [];
   const smallText = small.length
-    ? ['', `Small requests: autocannon, ${values.connections} connections × ${values['small-seconds']} s per cell, servers at log level WARNING; the load generator shares the 2 cores with the server. req/s (p99):`, '', smallTable(small)]
+    ? ['', `Small requests: bench/load.ts (keep-alive node:http clients in the bench process; errors: non-200 answers and failed requests), ${values.connections} connections × ${values['small-seconds']} s per cell, servers at log level WARNING; the load generator shares the 2 cores with the server. req/s (p99):`, '', smallTable(small)]
     : [];
   const text = [...head, sums.length ? pullTable(sums) : '(no big pulls)', ...encTable, ...smallText, ''].join('\n');
   process.stdout.write(`\n${text}\n`);

@@ -1,5 +1,6 @@
 // Module entry: createSimTerminal(config, {queueTimeoutMs}), createBridgeTerminal({host, port,
-// secret, ...}, {queueTimeoutMs}), the constants table and the native accept loop (startAcceptor).
+// secret, ...}, {queueTimeoutMs}), the constants table, the native accept loop (startAcceptor), the
+// Parquet writer and the JSON series encoder (jsonRows).
 #include <napi.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "allocator.h"
 #include "args.h"
 #include "bridge/bridge_terminal.h"
+#include "json_js.h"
 #include "parquet_js.h"
 #include "sim/sim_terminal.h"
 #include "sim_config_js.h"
@@ -100,6 +102,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("constants", Constants(env));
   exports.Set("measureHandoff", Napi::Function::New(env, MeasureHandoff));
   exports.Set("ParquetWriter", DefineParquetWriter(env));
+  exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
   return exports;
 }

@@ -15,6 +15,7 @@ import { recordTable } from './record-table.js';
 import { MediaTypes, type BodySink, type Encoded, type Format, type Schema } from './types.js';
 
 export { encodeSeries, DEFAULT_ROW_GROUP_ROWS, MAX_ROW_GROUP_ROWS, type ParquetEngine, type SeriesEncodeOptions } from './series-encoder.js';
+export { loadNativeJson } from './json-native.js';
 export type { ParquetCompression } from './parquet-wasm.js';
 export { MediaTypes, type BodySink, type Encoded, type Format, type Schema } from './types.js';
 

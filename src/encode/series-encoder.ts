@@ -12,6 +12,7 @@
 // or when the addon is not loaded, or on request).
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import { IpcStreamParts } from './ipc-stream-parts.js';
+import { loadNativeJson, writeJsonNative } from './json-native.js';
 import { rowsJsonOf } from './json-rows.js';
 import {
   DEFAULT_COMPRESSION,
@@ -40,7 +41,7 @@ export interface SeriesEncodeOptions {
   compressionLevel?: number;
   /** Parquet writer (default 'auto'). */
   parquetEngine?: ParquetEngine;
-  /** Parquet, native writer: row groups encoding or awaiting their write at most (default: cores, <= 8). */
+  /** Parquet and JSON, native writers: row groups or pieces encoding or awaiting their write at most (default: cores, <= 8). */
   parallelism?: number;
   /** Called with each chunk's row count as the chunk is taken from the series for encoding. */
   onRows?: (n: number) => void;
@@ -51,6 +52,12 @@ export interface SeriesEncodeOptions {
   rowGroupRows?: number;
   /** JSON: rows per piece handed to the sink (default 16384, ~2 MB of tick text). */
   jsonPieceRows?: number;
+  /**
+   * JSON writer: 'native' the addon's (json-native.ts: pieces encoded in C++ on the thread pool,
+   * `parallelism` at once, the same bytes), 'js' json-rows.ts on the JS thread. 'auto' (default):
+   * native when the addon loads, else js.
+   */
+  jsonEngine?: 'auto' | 'native' | 'js';
 }
 
 /** Rows per Parquet row group by default. Measured on 10 M ticks (zstd): 128 K, 256 K and 512 K rows
@@ -103,8 +110,18 @@ export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries
 }
 
 async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
-  const rowsJson = rowsJsonOf(layout.kind);
   const pieceRows = Math.max(1, Math.floor(options.jsonPieceRows ?? JSON_PIECE_ROWS));
+  const engine = options.jsonEngine ?? 'auto';
+  const addon = engine === 'js' ? null : await loadNativeJson();
+  if (addon) {
+    return writeJsonNative(addon, layout, series, sink, {
+      pieceRows,
+      parallelism: options.parallelism ?? defaultParallelism(),
+      ...(options.onRows ? { onRows: options.onRows } : {}),
+    });
+  }
+  if (engine === 'native') throw new Error('the native JSON encoder is not available (addon not loaded)');
+  const rowsJson = rowsJsonOf(layout.kind);
   let first = true;
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
     const rows = layout.rowsOf(chunk);

@@ -1,5 +1,5 @@
 // The bridge from a handler's Reply to bytes on the wire, through the shared encoders.
-import { encodeObject, encodeRecords, encodeSeries } from '../encode/index.js';
+import { encodeObject, encodeRecords, encodeSeries, loadNativeJson } from '../encode/index.js';
 import type { BodySink, Encoded, Format } from '../encode/types.js';
 import type { HttpResponse } from './adapter.js';
 import type { Reply } from './route.js';
@@ -20,8 +20,8 @@ export async function encodeReply(format: Format, reply: DataReply, busy = false
     case 'records':
       return encodeRecords(format, reply.rows, reply.columns);
     case 'series': {
-      // Arrow and native Parquet leave the main thread nearly idle per chunk: overlap production.
-      reply.series.readAhead?.(!busy && format !== 'json');
+      // Arrow, native Parquet and native JSON leave the main thread nearly idle per chunk: overlap production.
+      reply.series.readAhead?.(!busy && (format !== 'json' || (await loadNativeJson()) !== null));
       // Small chunks and row groups bound what a stream holds while its peer is not reading (streams.ts).
       reply.series.setChunkRows?.(STREAM_CHUNK_ROWS);
       const options = {
