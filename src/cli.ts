@@ -47,8 +47,11 @@ Environment, both:
                                           ZONE+HH:MM, e.g. America/New_York+07:00
   TRADEAPI_SIM_SERVER_TZ                  the simulator's server time zone, same forms
                                           (default UTC; TRADEAPI_TERMINAL=sim only)
-  TRADEAPI_STORE                          a local history store (tradeapi sync): /ticks/range answers
-                                          from it for the days it holds (default: off)
+  TRADEAPI_STORE                          a local history store (tradeapi sync): /ticks/* and /rates/*
+                                          answer from it for what it holds (default: off)
+  TRADEAPI_STORE_WRITE                    1: whole past days of ticks fetched from the terminal are
+                                          written back into the store (default 0; limit per request:
+                                          TRADEAPI_STORE_WRITE_MAX_ROWS, 1000000)
   TRADEAPI_HTTP                           uws or node (default: uws where it loads, else node)
   TRADEAPI_HOST, TRADEAPI_PORT            listen address
   TRADEAPI_MAX_STREAMS                    series streams at once (default: 1 per 32 MiB of RAM, 32..1024)

@@ -66,10 +66,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // TRADEAPI_SERVER_TZ: everything past this point sees true UTC (src/terminal/with-server-time.ts).
   const utc = config.serverTz ? withServerTime(measured, config.serverTz) : measured;
   const logger = options.logger ?? createLogger(config.logLevel);
-  // TRADEAPI_STORE: /ticks/range from the local store for the days it covers (src/store/store-terminal.ts).
+  // TRADEAPI_STORE: /ticks/* and /rates/* from the local store for what it covers (src/store/store-terminal.ts).
   const store = config.store;
   const terminal = store
-    ? withStore(utc, { root: store, zone: config.serverTz?.name ?? 'UTC', onMismatch: (why) => logger.warn({ store }, why) })
+    ? withStore(utc, {
+      root: store,
+      zone: config.serverTz?.name ?? 'UTC',
+      serverZone: config.serverTz,
+      onMismatch: (why) => logger.warn({ store }, why),
+      // TRADEAPI_STORE_WRITE=1: whole past days fetched from the terminal are written back (src/store/write-back.ts).
+      write: config.storeWrite && {
+        maxRows: config.storeWrite.maxRows,
+        onEvent: (e) => (e.kind === 'written' ? logger.info({ store, ...e }, 'store: day written back') : e.kind === 'failed' ? logger.warn({ store, ...e }, 'store: write-back failed') : logger.debug({ store, ...e }, 'store: day not written back')),
+      },
+    })
     : utc;
   const subscriptions = new SubscriptionRegistry(terminal, config.maxMarketBookSubscriptions);
   const events = new EventHub(terminal, subscriptions, config.events, logger);

@@ -66,10 +66,16 @@ export interface Config {
   /** Live events (GET /events, both modes). */
   readonly events: EventSettings;
   /**
-   * TRADEAPI_STORE: a local history store (`tradeapi sync`, docs/store.md) that /ticks/range answers
-   * from for the days it covers; unset or empty: off. Both modes.
+   * TRADEAPI_STORE: a local history store (`tradeapi sync`, docs/store.md) that /ticks/* and
+   * /rates/* answer from for what it covers; unset or empty: off. Both modes.
    */
   readonly store?: string | undefined;
+  /**
+   * TRADEAPI_STORE_WRITE=1: whole past UTC days of ticks the gateway fetched from the terminal are
+   * written back into the store, at most TRADEAPI_STORE_WRITE_MAX_ROWS ticks held per request
+   * (default 1 000 000). Undefined: off (the default; also without TRADEAPI_STORE).
+   */
+  readonly storeWrite?: { readonly maxRows: number } | undefined;
   /**
    * Present exactly in read-only mode (`serve --read-only`, Variant B): then the routes sit under
    * the fixed prefix /api/v1, the key is mandatory, and these settings apply.
@@ -251,7 +257,7 @@ export function loadTerminalSettings(env: Env): TerminalSettings {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store'>;
+type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite'>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -266,7 +272,17 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     connections: parseConnectionSettings(env),
     events: parseEventSettings(env),
     store: parseStoreDir(env.TRADEAPI_STORE),
+    storeWrite: parseStoreWrite(env),
   };
+}
+
+/** TRADEAPI_STORE_WRITE ('1' on, '0' or unset off) and TRADEAPI_STORE_WRITE_MAX_ROWS; needs TRADEAPI_STORE. */
+function parseStoreWrite(env: Env): { maxRows: number } | undefined {
+  const raw = env.TRADEAPI_STORE_WRITE;
+  if (raw === undefined || raw === '' || raw === '0') return undefined;
+  if (raw !== '1') throw new ConfigError(`TRADEAPI_STORE_WRITE must be 1 (on) or 0 (off); got ${JSON.stringify(raw)}`);
+  if (parseStoreDir(env.TRADEAPI_STORE) === undefined) throw new ConfigError('TRADEAPI_STORE_WRITE=1 needs TRADEAPI_STORE (the store to write into)');
+  return { maxRows: parsePositiveInt('TRADEAPI_STORE_WRITE_MAX_ROWS', env.TRADEAPI_STORE_WRITE_MAX_ROWS, 1_000_000) };
 }
 
 /** TRADEAPI_STORE: an absolute directory (a relative one is resolved against the working directory). */

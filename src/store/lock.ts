@@ -50,8 +50,12 @@ export class StoreLock {
 
   private constructor(readonly file: string) {}
 
-  /** Takes the lock of the store at `root`, or throws StoreBusyError. */
-  static async acquire(root: string): Promise<StoreLock> {
+  /**
+   * Takes the lock of the store at `root`, or throws StoreBusyError. `ownIsStale` false: a lock of
+   * this very process is busy too (the gateway's write-back beside an in-process sync).
+   */
+  static async acquire(root: string, options: { ownIsStale?: boolean } = {}): Promise<StoreLock> {
+    const ownIsStale = options.ownIsStale ?? true;
     const file = path.join(root, LOCK_FILE);
     const me: LockOwner = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -68,7 +72,7 @@ export class StoreLock {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
       const owner = await readOwner(file);
-      const stale = owner !== undefined && owner.host === me.host && (owner.pid === process.pid || !isRunning(owner.pid));
+      const stale = owner !== undefined && owner.host === me.host && (owner.pid === process.pid ? ownIsStale : !isRunning(owner.pid));
       if (!stale) throw new StoreBusyError(root, owner);
       const aside = `${file}.stale-${process.pid}`;
       try {

@@ -14,16 +14,23 @@
 // Tradeapi-Source header, e.g. "store=2024-01-08T00:00:00.000Z/2024-01-09T23:59:59.999Z,
 // terminal=2024-01-10T00:00:00.000Z/2024-01-10T12:00:00.000Z".
 import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 
-import type { Series, TickChunk } from '../terminal/series.js';
+import type { ServerZone } from '../config/server-zone.js';
+import { isTerminalError } from '../terminal/errors.js';
+import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { SeriesOptions, Terminal } from '../terminal/terminal.js';
-import { DAY_MS, dayKey, dayStart, MANIFEST_FILE, partitionFile } from './layout.js';
+import { aggregateBars, barCoverage, barSegments, clockOf, storedBars, Timeframe, type BarSegment, type Clock, type Interval } from './bars.js';
+import { DAY_MS, dayKey, dayStart, MANIFEST_FILE, monthKey, monthStart, nextMonthStart, partitionFile } from './layout.js';
 import { readManifest, type Manifest } from './manifest.js';
-import { readTicks } from './reader.js';
+import { StoreWriter, type WriteEvent } from './write-back.js';
+import { emptyPart, generatorPart, MixedSeries, type Opener, type Part } from './mixed-series.js';
+import { clipRates, decodeDay, decodeRates, readTicks } from './reader.js';
 
 const COPY_TICKS_ALL = -1;
-const DEFAULT_CHUNK_ROWS = 65_536;
+/** Far enough ahead for "up to now" in a terminal range (a real terminal stops at its clock). */
+const FAR_FUTURE_S = Date.UTC(2999, 0, 1) / 1000;
 
 export interface Segment {
   source: 'store' | 'terminal';
@@ -74,83 +81,6 @@ export function describeSegments(segments: readonly Segment[]): string {
   return parts.map((p) => `${p.source}=${new Date(p.fromMs).toISOString()}/${new Date(p.toMs).toISOString()}`).join(', ');
 }
 
-/** One series over the segments: store days read from their files, terminal parts asked for in turn. */
-class MixedTickSeries implements Series<TickChunk> {
-  readonly source: string;
-  private index = 0;
-  private current: { next(): Promise<TickChunk | null>; close(): void } | undefined;
-  private chunkRows = DEFAULT_CHUNK_ROWS;
-  private ahead = false;
-  private closed = false;
-
-  constructor(
-    private readonly segments: readonly Segment[],
-    private readonly openTerminal: (s: Segment) => Promise<Series<TickChunk>>,
-    first: Series<TickChunk> | undefined,
-  ) {
-    this.source = describeSegments(segments);
-    if (first) this.current = first;
-    else this.current = this.openStore(segments[0]!);
-    this.index = 1;
-  }
-
-  private openStore(s: Segment): { next(): Promise<TickChunk | null>; close(): void } {
-    const gen = readTicks(s.file as string, s.fromMs, s.toMs, () => this.chunkRows);
-    return {
-      next: async () => {
-        const r = await gen.next();
-        return r.done ? null : r.value;
-      },
-      close: () => void gen.return(undefined),
-    };
-  }
-
-  async next(): Promise<TickChunk | null> {
-    for (;;) {
-      if (this.closed || !this.current) return null;
-      const chunk = await this.current.next();
-      if (chunk !== null) return chunk;
-      this.current.close();
-      this.current = undefined;
-      const s = this.segments[this.index++];
-      if (!s) return null;
-      if (s.source === 'store') this.current = this.openStore(s);
-      else {
-        const series = await this.openTerminal(s);
-        series.setChunkRows?.(this.chunkRows);
-        series.readAhead?.(this.ahead);
-        this.current = series;
-      }
-    }
-  }
-
-  close(): void {
-    this.closed = true;
-    this.current?.close();
-    this.current = undefined;
-  }
-
-  readAhead(enabled: boolean): void {
-    this.ahead = enabled;
-    const c = this.current as Partial<Series<TickChunk>> | undefined;
-    c?.readAhead?.(enabled);
-  }
-
-  setChunkRows(rows: number): void {
-    this.chunkRows = rows;
-    const c = this.current as Partial<Series<TickChunk>> | undefined;
-    c?.setChunkRows?.(rows);
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<TickChunk> {
-    try {
-      for (let c = await this.next(); c !== null; c = await this.next()) yield c;
-    } finally {
-      this.close();
-    }
-  }
-}
-
 /** The manifest, read again only when the file changed (a sync beside the server replaces it). */
 class ManifestCache {
   private cached: { mtimeMs: number; size: number; manifest: Manifest } | undefined;
@@ -177,13 +107,197 @@ export interface StoreOptions {
   root: string;
   /** The zone the gateway converts from (TRADEAPI_SERVER_TZ's name, or 'UTC'): a store of another zone is not used. */
   zone: string;
+  /** TRADEAPI_SERVER_TZ itself: bars longer than M1 are built on the broker's server-day boundaries. */
+  serverZone?: ServerZone | undefined;
   /** Told once when the store is not used (another trade server or zone). */
   onMismatch?: (why: string) => void;
+  /** TRADEAPI_STORE_WRITE: whole past days of ticks fetched from the terminal are written back (write-back.ts). */
+  write?: { maxRows: number; onEvent?: (e: WriteEvent) => void } | undefined;
 }
 
-/** `terminal` (speaking UTC) with copy_ticks_range answered from the store where it covers the range. */
+/** The first `rows` rows of a tick chunk. */
+export function sliceTicks(c: TickChunk, rows: number): TickChunk {
+  return {
+    rows, time: c.time.subarray(0, rows), bid: c.bid.subarray(0, rows), ask: c.ask.subarray(0, rows), last: c.last.subarray(0, rows),
+    volume: c.volume.subarray(0, rows), time_msc: c.time_msc.subarray(0, rows), flags: c.flags.subarray(0, rows), volume_real: c.volume_real.subarray(0, rows),
+  };
+}
+
+/** The rows of `inner` with time_msc <= toMs (it is closed at the first row after). */
+function untilMs(inner: Series<TickChunk>, toMs: number): Part<TickChunk> {
+  let done = false;
+  const to = BigInt(toMs);
+  return {
+    next: async () => {
+      if (done) return null;
+      const c = await inner.next();
+      if (c === null) return null;
+      if (c.rows === 0 || (c.time_msc[c.rows - 1] as bigint) <= to) return c;
+      done = true;
+      inner.close();
+      let n = 0;
+      while (n < c.rows && (c.time_msc[n] as bigint) <= to) n++;
+      return sliceTicks(c, n);
+    },
+    close: () => inner.close(),
+    setChunkRows: (rows) => inner.setChunkRows?.(rows),
+    readAhead: (on) => inner.readAhead?.(on),
+  };
+}
+
+/** Stored days decoded ahead of the one being sent (decoded on the store's own thread, reader.ts). */
+const DECODE_AHEAD = 2;
+
+/**
+ * The openers of tick segments: store days read from their files, decoded up to DECODE_AHEAD
+ * segments ahead of the one open (so the next day is decoded while this one is encoded and sent),
+ * terminal ones asked for by `fromTerminal`.
+ */
+function tickOpeners(segments: readonly Segment[], fromTerminal: (s: Segment) => Promise<Part<TickChunk>>): Opener<TickChunk>[] {
+  const decodes = new Map<number, Promise<TickChunk[]>>();
+  const ahead = (from: number): void => {
+    for (let i = from; i < Math.min(segments.length, from + DECODE_AHEAD); i++) {
+      const s = segments[i]!;
+      if (s.source !== 'store' || decodes.has(i)) continue;
+      const p = decodeDay(s.file as string, s.fromMs, s.toMs);
+      p.catch(() => undefined); // reported when its day is read
+      decodes.set(i, p);
+    }
+  };
+  ahead(0);
+  return segments.map((s, i): Opener<TickChunk> => (ctx) => {
+    ahead(i);
+    ahead(i + 1);
+    if (s.source === 'terminal') return fromTerminal(s);
+    const decoded = decodes.get(i);
+    decodes.delete(i);
+    return generatorPart(readTicks(s.file as string, s.fromMs, s.toMs, ctx.chunkRows, decoded));
+  });
+}
+
+/** The ticks of [fromMs, toMs] of `symbol` from the store's days and the terminal, as tickSegments cut them. */
+export async function mixedTicks(
+  terminal: Pick<Terminal, 'copyTicksRange'>, root: string, manifest: Manifest | undefined, symbol: string, fromMs: number, toMs: number, opts?: SeriesOptions,
+  record?: (s: Segment, part: Part<TickChunk>) => Part<TickChunk>,
+): Promise<Series<TickChunk>> {
+  const segments = tickSegments(root, manifest, symbol, fromMs, toMs);
+  if (!record && segments.every((s) => s.source === 'terminal')) {
+    const series = await terminal.copyTicksRange(symbol, fromMs, toMs, COPY_TICKS_ALL, opts);
+    return Object.assign(series, { source: describeSegments(segments) });
+  }
+  const fromTerminal = async (s: Segment): Promise<Part<TickChunk>> => {
+    const series = await terminal.copyTicksRange(symbol, s.fromMs, s.toMs, COPY_TICKS_ALL, opts);
+    return record ? record(s, series) : series;
+  };
+  const openers = tickOpeners(segments, fromTerminal);
+  // The first segment opened now, so that a failing terminal (an unknown symbol) fails the request before any byte.
+  const first = segments[0]!.source === 'terminal' ? await fromTerminal(segments[0]!) : undefined;
+  return new MixedSeries(describeSegments(segments), openers, first ? { first } : {});
+}
+
+/** The instant up to which the store holds `symbol`'s ticks without a gap from some earlier day, or undefined. */
+function storedTicksEnd(manifest: Manifest | undefined, symbol: string): number | undefined {
+  const days = manifest?.symbols[symbol]?.ticks ?? {};
+  let end: number | undefined;
+  for (const [key, e] of Object.entries(days)) {
+    if (e.unavailable) continue;
+    const d = Date.parse(`${key}T00:00:00Z`);
+    const last = e.complete ? d + DAY_MS - 1 : e.through !== undefined ? Date.parse(e.through) : NaN;
+    if (last >= d && (end === undefined || last > end)) end = last;
+  }
+  return end;
+}
+
+/** The UTC second range of M1 bars that make the bars of `tf` with opens in [first, last] (server seconds). */
+function m1Span(tf: Timeframe, clock: Clock, first: number, last: number): { fromS: number; toS: number } {
+  return { fromS: clock.toUtcS(first), toS: clock.toUtcS(tf.nextOpen(last)) - 1 };
+}
+
+/**
+ * Decoded M1 month files, the most recently used few kept (a month of M1 bars is ~2 MB decoded),
+ * each checked against its file's size and mtime so that a sync's replacement is seen.
+ */
+class M1Months {
+  private readonly entries = new Map<string, { mtimeMs: number; size: number; chunks: RateChunk[] }>();
+
+  constructor(private readonly keep = 12) {}
+
+  async get(file: string): Promise<readonly RateChunk[]> {
+    let st: Stats;
+    try {
+      st = await stat(file);
+    } catch {
+      this.entries.delete(file);
+      return [];
+    }
+    const hit = this.entries.get(file);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) {
+      this.entries.delete(file); // most recent last
+      this.entries.set(file, hit);
+      return hit.chunks;
+    }
+    const chunks = (await decodeRates(file)) ?? [];
+    this.entries.delete(file);
+    this.entries.set(file, { mtimeMs: st.mtimeMs, size: st.size, chunks });
+    while (this.entries.size > this.keep) this.entries.delete(this.entries.keys().next().value as string);
+    return chunks;
+  }
+}
+
+const prevMonthStart = (ms: number): number => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
+};
+
+/** The stored M1 bars of [fromS, toS] (UTC seconds) across their month files, in order. */
+async function* storedM1(months: M1Months, root: string, symbol: string, fromS: number, toS: number): AsyncGenerator<RateChunk> {
+  for (let m = monthStart(fromS * 1000); m <= toS * 1000; m = nextMonthStart(m)) {
+    yield* clipRates(await months.get(partitionFile(root, 'bars_m1', symbol, monthKey(m))), fromS, toS);
+  }
+}
+
+/** The bars of a store segment, built from the stored M1 bars. */
+function storeBarPart(months: M1Months, root: string, symbol: string, tf: Timeframe, clock: Clock, seg: BarSegment, chunkRows: () => number): Part<RateChunk> {
+  const { fromS, toS } = m1Span(tf, clock, seg.first, seg.last);
+  return generatorPart(aggregateBars(storedM1(months, root, symbol, fromS, toS), tf, clock, chunkRows));
+}
+
+/** The opens (server seconds, ascending) of at least the newest `needed` bars of a store segment (all when it has fewer), read month by month from its end. */
+async function storeOpens(months: M1Months, root: string, symbol: string, tf: Timeframe, clock: Clock, seg: BarSegment, needed: number): Promise<number[]> {
+  const { fromS, toS } = m1Span(tf, clock, seg.first, seg.last);
+  const blocks: number[][] = [];
+  let count = 0;
+  for (let m = monthStart(toS * 1000); m >= monthStart(fromS * 1000) && count < needed; m = prevMonthStart(m)) {
+    const opens: number[] = [];
+    for (const c of clipRates(await months.get(partitionFile(root, 'bars_m1', symbol, monthKey(m))), fromS, toS)) {
+      for (let i = 0; i < c.rows; i++) {
+        const o = tf.openOf(clock.toServerS(Number(c.time[i])));
+        if (opens[opens.length - 1] !== o) opens.push(o);
+      }
+    }
+    // A bar across the two months is one bar.
+    if (opens.length > 0 && blocks.length > 0 && opens[opens.length - 1] === blocks[0]![0]) opens.pop();
+    if (opens.length === 0) continue;
+    blocks.unshift(opens);
+    count += opens.length;
+  }
+  return blocks.flat();
+}
+
+/** The Tradeapi-Source value of bar segments (bar open times, UTC). */
+function describeBars(segments: readonly BarSegment[], tf: Timeframe, clock: Clock, tail?: { fromS: number; count: number }): string {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  // Each part as the time its bars span: from its first bar's open to its last bar's end.
+  const parts = segments.map((s) => `${s.source}=${iso(clock.toUtcS(s.first) * 1000)}/${iso(clock.toUtcS(tf.nextOpen(s.last)) * 1000 - 1)}`);
+  if (tail) parts.unshift(`terminal=${tail.count} bars before ${new Date(tail.fromS * 1000).toISOString()}`);
+  return parts.join(', ');
+}
+
+/** `terminal` (speaking UTC) with copy_ticks_range, copy_ticks_from and copy_rates_* answered from the store where it covers the range. */
 export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
   const manifests = new ManifestCache(options.root);
+  const clock = clockOf(options.serverZone);
+  const months = new M1Months();
   // The store must be of this terminal's trade server and zone; asked once, on first use.
   let identity: Promise<string | undefined> | undefined;
   const usable = async (): Promise<Manifest | undefined> => {
@@ -205,24 +319,179 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
     );
     return (await identity) === undefined ? manifest : undefined;
   };
+  // Per symbol: whether its bars are charted by Last (then only M1 comes from the store).
+  const byLast = new Map<string, Promise<boolean>>();
+  const chartsByLast = (symbol: string): Promise<boolean> => {
+    let p = byLast.get(symbol);
+    if (!p) {
+      p = terminal.symbolInfo(symbol).then((i) => i.chart_mode === 1, () => {
+        byLast.delete(symbol);
+        return true; // unknown: let the terminal answer (and fail as it does)
+      });
+      byLast.set(symbol, p);
+    }
+    return p;
+  };
+  let maxbars: Promise<number> | undefined;
+  const maxBars = (): Promise<number> => (maxbars ??= terminal.terminalInfo().then((i) => i.maxbars, (e: unknown) => {
+    maxbars = undefined;
+    throw e;
+  }));
+
+  const w = options.write;
+  const writer = w && new StoreWriter({
+    root: options.root,
+    maxRows: w.maxRows,
+    zone: options.zone,
+    server: async () => (await terminal.accountInfo()).server,
+    lastTickMs: async (symbol) => (await terminal.symbolInfoTick(symbol)).time_msc,
+    ...(w.onEvent ? { onEvent: w.onEvent } : {}),
+  });
+
   const copyTicksRange = async (symbol: string, fromMs: number, toMs: number, flags: number, opts?: SeriesOptions): Promise<Series<TickChunk>> => {
     if (flags !== COPY_TICKS_ALL || fromMs > toMs) return terminal.copyTicksRange(symbol, fromMs, toMs, flags, opts);
-    const segments = tickSegments(options.root, await usable(), symbol, fromMs, toMs);
-    if (segments.every((s) => s.source === 'terminal')) {
-      const series = await terminal.copyTicksRange(symbol, fromMs, toMs, flags, opts);
-      return Object.assign(series, { source: describeSegments(segments) });
-    }
-    const open = (s: Segment): Promise<Series<TickChunk>> => terminal.copyTicksRange(symbol, s.fromMs, s.toMs, flags, opts);
-    // The first segment opened now, so that a failing terminal (an unknown symbol) fails the request before any byte.
-    const first = segments[0]!.source === 'terminal' ? await open(segments[0]!) : undefined;
-    return new MixedTickSeries(segments, open, first);
+    const manifest = await usable();
+    // Written back only into a store of this server and zone, or one not filled yet.
+    const budget = { rows: w?.maxRows ?? 0 };
+    const record = writer && (manifest !== undefined || (await manifests.get()) === undefined) && toMs - fromMs >= DAY_MS - 1
+      ? (s: Segment, part: Part<TickChunk>) => writer.record(symbol, part, s.fromMs, s.toMs, budget)
+      : undefined;
+    return mixedTicks(terminal, options.root, manifest, symbol, fromMs, toMs, opts, record);
   };
+
+  const copyTicksFrom = async (symbol: string, fromMs: number, count: number, flags: number, opts?: SeriesOptions): Promise<Series<TickChunk>> => {
+    const manifest = flags === COPY_TICKS_ALL && count > 0 ? await usable() : undefined;
+    const end = storedTicksEnd(manifest, symbol);
+    const segments = end === undefined || fromMs > end ? [] : tickSegments(options.root, manifest, symbol, fromMs, end);
+    if (!segments.some((s) => s.source === 'store')) return terminal.copyTicksFrom(symbol, fromMs, count, flags, opts);
+    // Terminal parts as copy_ticks_from asks them (at most the ticks still wanted), cut at the part's end.
+    let remaining = count;
+    const fromTerminal = async (s: Segment): Promise<Part<TickChunk>> => untilMs(await terminal.copyTicksFrom(symbol, s.fromMs, remaining, flags, opts), s.toMs);
+    const tickOpenersCounted = tickOpeners(segments, fromTerminal);
+    const openers = tickOpenersCounted.map((open): Opener<TickChunk> => (ctx) => {
+      remaining = ctx.remaining;
+      return open(ctx);
+    });
+    // After what the store holds: the terminal's copy_ticks_from for the ticks still wanted.
+    openers.push((ctx) => terminal.copyTicksFrom(symbol, (end as number) + 1, ctx.remaining, flags, opts));
+    const source = `${describeSegments(segments)}, terminal=${new Date((end as number) + 1).toISOString()}/..`;
+    const first = segments[0]!.source === 'terminal' ? await fromTerminal(segments[0]!) : undefined;
+    return new MixedSeries(source, openers, { limit: count, slice: sliceTicks, ...(first ? { first } : {}) });
+  };
+
+  /** The bar segments of `symbol` for `timeframe`, or undefined when the store cannot take part. */
+  const barPlan = async (symbol: string, timeframe: number): Promise<{ tf: Timeframe; cover: Interval[] } | undefined> => {
+    const tf = Timeframe.of(timeframe);
+    if (!tf) return undefined;
+    const cover = barCoverage(await usable(), symbol);
+    if (cover.length === 0) return undefined;
+    if (timeframe !== 1 && (await chartsByLast(symbol))) return undefined;
+    return { tf, cover };
+  };
+
+  /** A terminal range of bar opens (server seconds) as a part; "no history there" is an empty part. */
+  const terminalBars = async (symbol: string, timeframe: number, seg: BarSegment, opts?: SeriesOptions): Promise<Part<RateChunk>> => {
+    try {
+      return await terminal.copyRatesRange(symbol, timeframe, clock.toUtcS(seg.first), clock.toUtcS(seg.last), opts);
+    } catch (e) {
+      if (isTerminalError(e) && e.kind === 'not_found') return emptyPart();
+      throw e;
+    }
+  };
+
+  /** One series over bar segments (server seconds), after an optional older part. */
+  const barSeries = async (symbol: string, timeframe: number, tf: Timeframe, segments: BarSegment[], opts?: SeriesOptions, older?: { fromS: number; count: number }): Promise<Series<RateChunk>> => {
+    const openers: Opener<RateChunk>[] = [];
+    if (older) openers.push(() => terminal.copyRatesFrom(symbol, timeframe, older.fromS, older.count, opts));
+    for (const seg of segments) {
+      openers.push(seg.source === 'store'
+        ? (ctx) => storeBarPart(months, options.root, symbol, tf, clock, seg, ctx.chunkRows)
+        : () => terminalBars(symbol, timeframe, seg, opts));
+    }
+    // A leading terminal part opened now, so that its failure (a bad range) fails the request before any byte.
+    const first = !older && segments[0]?.source === 'terminal' ? await terminalBars(symbol, timeframe, segments[0], opts) : undefined;
+    return new MixedSeries(describeBars(segments, tf, clock, older), openers, first ? { first } : {});
+  };
+
+  /** The server opens of (at least the newest `needed`) bars of a segment, ascending (store: from the M1 bars; terminal: asked). */
+  const opensOf = async (symbol: string, timeframe: number, tf: Timeframe, seg: BarSegment, needed: number): Promise<number[]> => {
+    if (seg.source === 'store') return storeOpens(months, options.root, symbol, tf, clock, seg, needed);
+    const out: number[] = [];
+    const part = await terminalBars(symbol, timeframe, seg);
+    try {
+      for (let c = await part.next(); c !== null; c = await part.next()) for (let i = 0; i < c.rows; i++) out.push(clock.toServerS(Number(c.time[i])));
+    } finally {
+      part.close();
+    }
+    return out;
+  };
+
+  /**
+   * Walks the bars from `newestS` (server seconds) back over the segments, skipping `skip` bars and
+   * taking `count`: the opens of the oldest and newest taken, and how many are still wanted before
+   * the first stored bar (undefined when `skip` reaches past it).
+   */
+  const locate = async (symbol: string, timeframe: number, plan: { tf: Timeframe; cover: Interval[] }, newestS: number, skip: number, count: number):
+    Promise<{ oldest: number; newest: number; missing: number; firstStored: number } | undefined> => {
+    const firstStored = storedBars(plan.cover[0]!, plan.tf, clock)?.first;
+    if (firstStored === undefined || newestS < firstStored) return undefined;
+    const segments = barSegments(plan.cover, plan.tf, clock, firstStored, newestS);
+    let newest: number | undefined;
+    let oldest: number | undefined;
+    let need = count;
+    for (let k = segments.length - 1; k >= 0 && need > 0; k--) {
+      const opens = await opensOf(symbol, timeframe, plan.tf, segments[k]!, skip + need);
+      let j = opens.length - 1;
+      const skipped = Math.min(skip, j + 1);
+      skip -= skipped;
+      j -= skipped;
+      if (j < 0) continue;
+      newest ??= opens[j]!;
+      const took = Math.min(need, j + 1);
+      need -= took;
+      oldest = opens[j - took + 1]!;
+    }
+    if (skip > 0) return undefined;
+    if (newest === undefined || oldest === undefined) return { oldest: firstStored, newest: firstStored - 1, missing: need, firstStored };
+    return { oldest, newest, missing: need, firstStored };
+  };
+
+  const copyRatesRange = async (symbol: string, timeframe: number, fromS: number, toS: number, opts?: SeriesOptions): Promise<Series<RateChunk>> => {
+    const plan = fromS <= toS ? await barPlan(symbol, timeframe) : undefined;
+    if (!plan) return terminal.copyRatesRange(symbol, timeframe, fromS, toS, opts);
+    const segments = barSegments(plan.cover, plan.tf, clock, clock.toServerS(fromS), clock.toServerS(toS));
+    if (segments.every((s) => s.source === 'terminal')) {
+      const series = await terminal.copyRatesRange(symbol, timeframe, fromS, toS, opts);
+      return Object.assign(series, { source: describeBars(segments, plan.tf, clock) });
+    }
+    return barSeries(symbol, timeframe, plan.tf, segments, opts);
+  };
+
+  /** Bars ending at `newestS` (server seconds) after skipping `skip`, `count` of them; undefined: the terminal's alone. */
+  const countedBars = async (symbol: string, timeframe: number, newestS: number, skip: number, count: number, opts?: SeriesOptions): Promise<Series<RateChunk> | undefined> => {
+    if (count <= 0 || skip < 0 || count >= (await maxBars()) || skip >= (await maxBars())) return undefined;
+    const plan = await barPlan(symbol, timeframe);
+    if (!plan) return undefined;
+    const at = await locate(symbol, timeframe, plan, newestS, skip, count);
+    if (!at) return undefined;
+    const segments = at.newest >= at.oldest ? barSegments(plan.cover, plan.tf, clock, at.oldest, at.newest) : [];
+    if (!segments.some((s) => s.source === 'store')) return undefined;
+    const older = at.missing > 0 ? { fromS: clock.toUtcS(at.firstStored) - 1, count: at.missing } : undefined;
+    return barSeries(symbol, timeframe, plan.tf, segments, opts, older);
+  };
+
+  const copyRatesFrom = async (symbol: string, timeframe: number, dateFrom: number, count: number, opts?: SeriesOptions): Promise<Series<RateChunk>> =>
+    (await countedBars(symbol, timeframe, clock.toServerS(dateFrom), 0, count, opts)) ?? terminal.copyRatesFrom(symbol, timeframe, dateFrom, count, opts);
+
+  const copyRatesFromPos = async (symbol: string, timeframe: number, startPos: number, count: number, opts?: SeriesOptions): Promise<Series<RateChunk>> =>
+    (await countedBars(symbol, timeframe, clock.toServerS(FAR_FUTURE_S), startPos, count, opts)) ?? terminal.copyRatesFromPos(symbol, timeframe, startPos, count, opts);
+
+  const overrides: Partial<Terminal> = { copyTicksRange, copyTicksFrom, copyRatesRange, copyRatesFrom, copyRatesFromPos };
   return new Proxy(terminal, {
     get(target, prop, receiver) {
-      if (prop === 'copyTicksRange') return copyTicksRange;
+      if (typeof prop === 'string' && prop in overrides) return overrides[prop as keyof Terminal];
       const v: unknown = Reflect.get(target, prop, receiver);
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
 }
-

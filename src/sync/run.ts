@@ -3,8 +3,11 @@
 //
 //   resume      a partition the manifest records as complete is never pulled again (unless
 //               --refresh reaches it); one it records as partial (today, this month) or not at
-//               all is pulled again whole, from its start, and its file replaced: so an overlap is
-//               replaced as a block and identical genuine ticks are never deduplicated away
+//               all is written again whole and its file replaced: so an overlap is replaced as a
+//               block and identical genuine ticks are never deduplicated away. A partial day of
+//               ticks takes its rows up to `through` from its own file and only the newer ones
+//               from the terminal (ticks are keyed by the millisecond: nothing lost or doubled);
+//               months of bars are pulled again whole (a month of M1 bars is small)
 //   atomic      each file is written to FILE.tmp-PID and renamed over FILE (export/atomic-file.ts),
 //               then the manifest (itself atomic); a kill at any moment leaves only whole files
 //   bars        never the still-forming bar: a month is pulled up to the last bar that has closed
@@ -24,6 +27,7 @@ import { Progress, type ProgressStream } from '../export/progress.js';
 import { DAY_MS, dayKey, dayStart, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from '../store/layout.js';
 import { StoreBusyError, StoreLock } from '../store/lock.js';
 import { checkIdentity, emptyManifest, readManifest, setEntry, StoreMismatchError, writeManifest, type Manifest, type PartitionEntry } from '../store/manifest.js';
+import { mixedTicks } from '../store/store-terminal.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
@@ -216,10 +220,16 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
         const stop = ctx.stopped();
         if (stop) throw stop;
         const key = dayKey(d);
-        const todo = plan(ctx.manifest.symbols[symbol]?.ticks[key], d, d + DAY_MS, settled, refreshFrom);
+        const entry = ctx.manifest.symbols[symbol]?.ticks[key];
+        const todo = plan(entry, d, d + DAY_MS, settled, refreshFrom);
         if (!todo) continue;
+        // A day fetched before up to `through` (today, on a --follow pass): its file up to there and
+        // only the newer ticks from the terminal, into a new file (unless --refresh reaches it).
+        const incremental = entry !== undefined && !entry.complete && !entry.unavailable && entry.through !== undefined && d < refreshFrom;
         const wrote = await writePartition<TickChunk>(ctx, 'ticks', symbol, key,
-          () => ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL),
+          () => incremental
+            ? mixedTicks(ctx.terminal, ctx.root, ctx.manifest, symbol, d, todo.throughMs)
+            : ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL),
           (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs));
         rows += wrote.rows;
         bytes += wrote.bytes;

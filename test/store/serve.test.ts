@@ -76,6 +76,31 @@ for (const range of RANGES) {
   });
 }
 
+await t.test('/ticks/from: the store, then the terminal, cut at count', async (t) => {
+  const cases = [
+    { from: '2024-01-08T10:00:00Z', count: 5000, format: 'json', source: /^store=2024-01-08T10:00:00\.000Z\/.*, terminal=2024-01-10T11:59:5\d\.\d{3}Z\/\.\.$/ },
+    { from: '2024-01-07T23:30:00Z', count: 100, format: 'json', source: /^terminal=2024-01-07T23:30:00\.000Z\// }, // cut within the terminal's part
+    { from: '2024-01-07T23:00:00Z', count: 40_000, format: 'json', source: /^terminal=2024-01-07T23:00:00\.000Z\/2024-01-07T23:59:59\.999Z, store=/ },
+    { from: '2024-01-09T20:00:00Z', count: 400_000, format: 'arrow', source: /^store=2024-01-09T20:00:00\.000Z\// }, // past the partial day into the terminal's
+  ] as const;
+  for (const c of cases) {
+    const q = `/ticks/from?symbol=EURUSD&date_from=${c.from}&count=${c.count}&format=${c.format}`;
+    const [a, b] = await Promise.all([withStore.get(q), plain.get(q)]);
+    t.equal(a.status, 200, q);
+    t.match(a.headers.get('tradeapi-source') ?? '', c.source, `${q}: ${a.headers.get('tradeapi-source') ?? ''}`);
+    const [x, y] = [new Uint8Array(await a.arrayBuffer()), new Uint8Array(await b.arrayBuffer())];
+    if (c.format === 'json') t.ok(Buffer.from(x).equals(Buffer.from(y)), `JSON byte for byte (${y.byteLength} bytes)`);
+    else {
+      const tx = tableFromIPC(x);
+      t.equal(tx.numRows, c.count, `${c.count} ticks`);
+      sameColumns(t, tx, tableFromIPC(y), 'Arrow');
+    }
+  }
+  const info = await withStore.get('/ticks/from?symbol=EURUSD&date_from=2024-01-08T10:00:00Z&count=10&flags=COPY_TICKS_INFO');
+  t.equal(info.headers.get('tradeapi-source'), null, 'COPY_TICKS_INFO: the terminal alone');
+  await expectProblem(t, await withStore.get('/ticks/from?symbol=EURUSD&date_from=2024-01-08T10:00:00Z&count=0'), 400, '/errors/validation-error');
+});
+
 await t.test('what the store cannot answer goes to the terminal as before', async (t) => {
   const info = '/ticks/range?symbol=EURUSD&date_from=2024-01-08T10:00:00Z&date_to=2024-01-08T10:10:00Z&flags=COPY_TICKS_INFO';
   const [a, b] = await Promise.all([withStore.get(info), plain.get(info)]);

@@ -12,7 +12,8 @@ import t from 'tap';
 import { tableFromIPC } from 'apache-arrow';
 
 import { runStore } from '../../src/sync/gaps.js';
-import { runSync } from '../../src/sync/run.js';
+import { runSync, SETTLE_MS, syncPass, type SyncContext } from '../../src/sync/run.js';
+import { Progress } from '../../src/export/progress.js';
 import { readTicks } from '../../src/store/reader.js';
 import { partitionFile } from '../../src/store/layout.js';
 import type { Manifest } from '../../src/store/manifest.js';
@@ -164,6 +165,48 @@ await t.test('today is partial and the forming bar is never stored (the simulato
   const bars2 = await storedBarTimes(partitionFile(live, 'bars_m1', 'EURUSD', '2024-01'));
   t.equal(bars2[bars2.length - 1], BigInt(Date.UTC(2024, 0, 11, 0, 9) / 1000), 'bars through 00:09 (closed at 00:10; 00:10 is forming)');
   t.same(bars2, await terminalBars(oracle, 'EURUSD', Date.UTC(2024, 0, 1) / 1000, Date.UTC(2024, 0, 11, 0, 9) / 1000), 'the month so far, as the terminal has it');
+});
+
+await t.test('--follow: a pass takes today up to its through from the file, only the newer ticks from the terminal', async (t) => {
+  const store = path.join(dir, 'follow');
+  const first = Date.UTC(2024, 0, 10, 9, 0, 0);
+  t.equal((await sync(['--store', store, '--symbols', 'EURUSD', '--from', '2024-01-10', '--only', 'ticks'], { TRADEAPI_SIM_CLOCK: new Date(first).toISOString() })).code, 0);
+  const manifest = manifestOf(store);
+  const through = Date.parse(manifest.symbols.EURUSD?.ticks['2024-01-10']?.through ?? '');
+  t.ok(through > first - 60_000 && through < first, 'today is partial');
+  // The next pass, later that day, through a terminal that records what it is asked.
+  const now = Date.UTC(2024, 0, 10, 15, 0, 0);
+  const sim = openSimTerminal({ clockStartMs: now });
+  t.teardown(() => sim.close());
+  const asked: Array<[number, number]> = [];
+  const terminal = new Proxy(sim, {
+    get(target, prop, receiver) {
+      if (prop === 'copyTicksRange') {
+        return (symbol: string, a: number, b: number, flags: number) => {
+          asked.push([a, b]);
+          return target.copyTicksRange(symbol, a, b, flags);
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const quiet = { write: () => true };
+  const ctx: SyncContext = {
+    terminal, root: store, manifest, now: () => now, stopped: () => undefined, current: undefined,
+    progress: (label, range) => new Progress(quiet, label, range),
+  };
+  const request = { symbols: ['EURUSD'], fromMs: Date.UTC(2024, 0, 10), toMs: undefined, refreshDays: 0, ticks: true, bars: false };
+  await syncPass(ctx, request);
+  const settled = now - SETTLE_MS;
+  t.same(asked, [[through + 1, settled]], 'the terminal was asked only for the ticks after the last pass');
+  t.equal(ctx.manifest.symbols.EURUSD?.ticks['2024-01-10']?.through, new Date(settled).toISOString());
+  const stored = await storedTicks(store, 'EURUSD', '2024-01-10');
+  const expected = await terminalTicks(oracle, 'EURUSD', Date.UTC(2024, 0, 10), settled);
+  t.ok(stored.length === expected.length && stored.every((v, i) => v === expected[i]), `the day's ${expected.length} ticks up to then, none lost or doubled`);
+  asked.length = 0;
+  await syncPass(ctx, { ...request, refreshDays: 1 });
+  t.same(asked, [[Date.UTC(2024, 0, 10), settled]], '--refresh: the whole day again');
 });
 
 await t.test('progress on a TTY', async (t) => {
