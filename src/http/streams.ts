@@ -4,7 +4,7 @@
 //
 // Memory per stream while the peer reads nothing is bounded by construction: chunks of
 // STREAM_CHUNK_ROWS rows (~1 MB of ticks or bars) come from the terminal only when the encoder asks
-// for the next one, at most one more is read ahead (Arrow, Parquet, JSON), Parquet row groups of
+// for the next one, at most READ_AHEAD_CHUNKS (4) more are read ahead (Arrow, Parquet, JSON), Parquet row groups of
 // STREAM_ROW_GROUP_ROWS rows (~1 MB raw, ~70 KB encoded) are encoding at most `parallelism` at a
 // time (one when more streams than cores run), JSON pieces likewise (json-native.ts), and the
 // adapter holds at most the one write it is waiting on (bench/stalled.ts measures it).
