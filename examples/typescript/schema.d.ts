@@ -1196,10 +1196,7 @@ export interface operations {
                         /** @description The broker's server time zone when known: TRADEAPI_SERVER_TZ, or 'UTC' for the simulator at its default clock; null when the gateway passes the terminal's stamps on without knowing their zone */
                         zone: string | null;
                         /** @description When the gateway converts (TRADEAPI_SERVER_TZ): [from UTC second, server minus UTC in seconds] from each change on, ascending; server time = UTC + the offset in force. A server stamp in the hour repeated when clocks go back is read as the earlier instant. Empty when nothing is converted. */
-                        transitions: [
-                            number,
-                            number
-                        ][];
+                        transitions: number[][];
                     };
                 };
             };
