@@ -155,12 +155,13 @@ export function parseExportArgs(args: readonly string[], cwd = process.cwd()): E
   };
 }
 
-/** parseArgs' errors in our words. */
-function usageMessage(e: unknown): string {
+/** parseArgs' errors in our words (for every subcommand's parser: export, sync, store). */
+export function usageMessage(e: unknown): string {
   const code = (e as { code?: string }).code;
   const message = e instanceof Error ? e.message : String(e);
   const option = (/'(-{1,2}[^'\s]*)/.exec(message)?.[1] ?? '').replace(/,$/, '');
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return /argument missing/.test(message) ? `option ${option} needs a value` : `option ${option} takes no value`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${/'([^']*)'/.exec(message)?.[1] ?? ''}`.trim();
   return message;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { parseIsoUtc } from '../http/params.js';
-import { UsageError } from '../export/args.js';
+import { UsageError, usageMessage } from '../export/args.js';
 
 export { UsageError };
 
@@ -71,16 +71,6 @@ export function storeDir(option: string | undefined, env: Readonly<Record<string
   const dir = option ?? env.TRADEAPI_STORE;
   if (dir === undefined || dir === '') throw new UsageError('--store DIR is required (or set TRADEAPI_STORE)');
   return path.resolve(cwd, dir);
-}
-
-function usageMessage(e: unknown): string {
-  const code = (e as { code?: string }).code;
-  const message = e instanceof Error ? e.message : String(e);
-  const option = (/'(-{1,2}[^'\s]*)/.exec(message)?.[1] ?? '').replace(/,$/, '');
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return /argument missing/.test(message) ? `option ${option} needs a value` : `option ${option} takes no value`;
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${/'([^']*)'/.exec(message)?.[1] ?? ''}`.trim();
-  return message;
 }
 
 /** What follows `tradeapi sync`; undefined for --help. */
