@@ -90,6 +90,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       return fields.length > 0 ? { vary: fields.join(', ') } : {};
     };
     Object.assign(base, vary());
+    // Read-only mode: the client the rate limit counts, resolved once for every charge below.
+    const limited = rateLimit && { limiter: rateLimit.limiter, client: rateLimit.client(req) };
     let route: Route | undefined;
     let symbol: string | undefined; // the symbol the request names, for a clearer 404 detail
     let authByMessage = false;
@@ -134,12 +136,12 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         timed = match.route.response.kind !== 'events' && match.route.response.kind !== 'websocket';
       }
       // Counted before auth, so that guessing keys is limited too; /health is exempt.
-      if (rateLimit && !isPublic) {
-        const decision = await rateLimit.limiter.consume(rateLimit.client(req));
+      if (limited && !isPublic) {
+        const decision = await limited.limiter.consume(limited.client);
         Object.assign(base, decision.headers);
         if (!decision.allowed) {
           services.metrics.rateLimitRefusals.inc();
-          throw new ProblemError('rateLimited', `more than ${rateLimit.limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`);
+          throw new ProblemError('rateLimited', `more than ${limited.limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`);
         }
       }
       // Auth before 404/405 so that an unauthenticated client learns nothing about paths; the
@@ -180,7 +182,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const release =
         req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? (place = liveChannels().take(authByMessage)).release : undefined;
       try {
-        const charge = rateLimit && chargeRequest(rateLimit.limiter, rateLimit.client(req), 'a request');
+        const charge = limited && chargeRequest(limited.limiter, limited.client, 'a request');
         return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name), ...(charge ? { charge } : {}) }));
       } finally {
         release?.();
@@ -321,7 +323,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         place,
         keyCheck,
         authByMessage,
-        chargeCatchUp: rateLimit && countCatchUp(rateLimit.limiter, rateLimit.client(req)),
+        chargeCatchUp: limited && countCatchUp(limited.limiter, limited.client),
       };
     }
 
