@@ -49,6 +49,16 @@ if (skip) {
         await sleep(60);
       }
     };
+    // The feed's baseline is each symbol's latest tick. One that has none yet starts from node's
+    // clock, which scripts/clock/on.sh moves days past the stand-in's (Python keeps the real one):
+    // let every subscribed symbol tick once first, as any quoted symbol has on a real terminal.
+    const latest = async (symbol: string): Promise<number> => ((await (await gw.get(`/symbols/${symbol}/tick`)).json()) as { time_msc: number }).time_msc;
+    const ticked = await waitFor(async () => {
+      if ((await Promise.all(SYMBOLS.map(latest))).every((msc) => msc > 0)) return true;
+      await advance(1);
+      return undefined;
+    }, 20_000);
+    t.ok(ticked, 'each subscribed symbol has a tick');
 
     t.equal((await gw.get('/market-book/EURUSD/subscribe', { method: 'POST' })).status, 200, 'depth subscription');
     t.teardown(async () => void (await gw.get('/market-book/EURUSD/unsubscribe', { method: 'POST' })));
