@@ -130,7 +130,7 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
 
   // new ParquetWriter(kind: 'ticks' | 'rates', options?: {codec?: 'zstd' | 'lz4' | 'none',
   //   level?: number, pageRows?: number, statistics?: boolean, byteStreamSplit?: boolean,
-  //   createdBy?: string})
+  //   dictionary?: boolean, createdBy?: string})
   explicit ParquetWriterWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ParquetWriterWrap>(info) {
     Napi::Env env = info.Env();
     auto config = std::make_shared<FileConfig>();
@@ -164,6 +164,8 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
       if (config->options.page_rows == 0) throw Napi::RangeError::New(env, "ParquetWriter: pageRows must be positive");
     }
     if (options.Get("byteStreamSplit").ToBoolean().Value()) config->schema = pq::with_byte_stream_split(std::move(config->schema));
+    Napi::Value dictionary = options.Get("dictionary");
+    if (!dictionary.IsUndefined()) config->options.dictionary = dictionary.ToBoolean().Value();
     Napi::Value statistics = options.Get("statistics");
     if (!statistics.IsUndefined()) config->options.statistics = statistics.ToBoolean().Value();
     Napi::Value created_by = options.Get("createdBy");

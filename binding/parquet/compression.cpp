@@ -3,6 +3,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -63,37 +64,53 @@ ZSTD_CCtx* thread_zstd_context() {
 
 }  // namespace
 
-size_t compress_append(Codec codec, int level, const uint8_t* src, size_t n, std::vector<uint8_t>& out) {
-  const size_t start = out.size();
+size_t compress_bound(Codec codec, size_t n) {
+  switch (codec) {
+    case Codec::Uncompressed: return n;
+    case Codec::Zstd: return ZSTD_compressBound(n);
+    case Codec::Lz4Raw:
+      if (n > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) throw std::runtime_error("lz4: page too large");
+      return static_cast<size_t>(LZ4_compressBound(static_cast<int>(n)));
+  }
+  throw std::runtime_error("unknown codec");
+}
+
+size_t compress_into(Codec codec, int level, const uint8_t* src, size_t n, uint8_t* dst, size_t capacity) {
+  if (capacity < compress_bound(codec, n)) throw std::runtime_error("compression: destination smaller than the bound");
   switch (codec) {
     case Codec::Uncompressed:
-      out.insert(out.end(), src, src + n);
+      if (n > 0) std::memcpy(dst, src, n);
       return n;
     case Codec::Zstd: {
-      out.resize(start + ZSTD_compressBound(n));
-      const size_t written = ZSTD_compressCCtx(thread_zstd_context(), out.data() + start, out.size() - start, src, n, level);
-      if (ZSTD_isError(written)) {
-        out.resize(start);
-        throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(written));
-      }
-      out.resize(start + written);
+      const size_t written = ZSTD_compressCCtx(thread_zstd_context(), dst, capacity, src, n, level);
+      if (ZSTD_isError(written)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(written));
       return written;
     }
     case Codec::Lz4Raw: {
-      if (n > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) throw std::runtime_error("lz4: page too large");
-      const int bound = LZ4_compressBound(static_cast<int>(n));
-      out.resize(start + static_cast<size_t>(bound));
-      const int written = LZ4_compress_fast(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(out.data() + start),
-                                            static_cast<int>(n), bound, level);
-      if (written <= 0 && n > 0) {
-        out.resize(start);
-        throw std::runtime_error("lz4: compression failed");
-      }
-      out.resize(start + static_cast<size_t>(written));
+      const int written = LZ4_compress_fast(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<int>(n),
+                                            static_cast<int>(capacity > static_cast<size_t>(LZ4_compressBound(static_cast<int>(n)))
+                                                                 ? static_cast<size_t>(LZ4_compressBound(static_cast<int>(n)))
+                                                                 : capacity),
+                                            level);
+      if (written <= 0 && n > 0) throw std::runtime_error("lz4: compression failed");
       return static_cast<size_t>(written);
     }
   }
   throw std::runtime_error("unknown codec");
+}
+
+size_t compress_append(Codec codec, int level, const uint8_t* src, size_t n, std::vector<uint8_t>& out) {
+  const size_t start = out.size();
+  out.resize(start + compress_bound(codec, n));
+  size_t written = 0;
+  try {
+    written = compress_into(codec, level, src, n, out.data() + start, out.size() - start);
+  } catch (...) {
+    out.resize(start);
+    throw;
+  }
+  out.resize(start + written);
+  return written;
 }
 
 }  // namespace tradeapi::parquet

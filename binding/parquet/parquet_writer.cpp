@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "delta_binary_packed.h"
+#include "dictionary.h"
 #include "thrift_compact.h"
 
 namespace tradeapi::parquet {
@@ -211,6 +213,62 @@ void encode_data_page_header(std::vector<uint8_t>& out, int32_t num_values, Enco
   w.end_message();
 }
 
+void encode_dictionary_page_header(std::vector<uint8_t>& out, int32_t num_values, size_t uncompressed_size,
+                                   size_t compressed_size) {
+  CompactWriter w(out);
+  w.field_i32(1, 2);  // type: DICTIONARY_PAGE
+  w.field_i32(2, checked_i32(uncompressed_size, "page"));
+  w.field_i32(3, checked_i32(compressed_size, "page"));
+  w.begin_struct_field(7);  // dictionary_page_header
+  w.field_i32(1, num_values);
+  w.field_i32(2, static_cast<int32_t>(Encoding::Plain));
+  w.end_struct();
+  w.end_message();
+}
+
+namespace {
+
+// Appends pages to a row group's bytes: header, then the body compressed with the file's codec.
+class PageSink {
+ public:
+  PageSink(std::vector<uint8_t>& staging, const WriterOptions& options) : staging_(staging), options_(options) {}
+
+  enum class Kind { Data, Dictionary };
+
+  void write(Kind kind, int32_t num_values, Encoding encoding, const uint8_t* body, size_t size, ColumnChunkMeta& meta) {
+    const uint8_t* payload = body;
+    size_t payload_size = size;
+    if (options_.codec != Codec::Uncompressed) {
+      const size_t bound = compress_bound(options_.codec, size);
+      if (scratch_capacity_ < bound) {
+        scratch_.reset(new uint8_t[bound]);  // not zero-filled: compress_into writes what it reports
+        scratch_capacity_ = bound;
+      }
+      payload_size = compress_into(options_.codec, options_.level, body, size, scratch_.get(), scratch_capacity_);
+      payload = scratch_.get();
+    }
+    const size_t header_at = staging_.size();
+    if (kind == Kind::Dictionary) encode_dictionary_page_header(staging_, num_values, size, payload_size);
+    else encode_data_page_header(staging_, num_values, encoding, size, payload_size);
+    const size_t header = staging_.size() - header_at;
+    staging_.insert(staging_.end(), payload, payload + payload_size);
+    meta.total_uncompressed_size += static_cast<int64_t>(header + size);
+    meta.total_compressed_size += static_cast<int64_t>(header + payload_size);
+  }
+
+ private:
+  std::vector<uint8_t>& staging_;
+  const WriterOptions& options_;
+  // One per thread, reused by every page (the bound of a 1 MiB page is ~1 MiB).
+  static thread_local std::unique_ptr<uint8_t[]> scratch_;
+  static thread_local size_t scratch_capacity_;
+};
+
+thread_local std::unique_ptr<uint8_t[]> PageSink::scratch_;
+thread_local size_t PageSink::scratch_capacity_ = 0;
+
+}  // namespace
+
 EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& options, const RowGroupInput& input) {
   if (input.columns.size() != schema.size()) throw std::invalid_argument("parquet: one segment list per column expected");
   if (options.page_rows == 0) throw std::invalid_argument("parquet: page_rows must be positive");
@@ -225,9 +283,11 @@ EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& opti
     if (total != rows) throw std::invalid_argument("parquet: columns of different lengths");
   }
 
-  // Scratch buffers, reused by every row group encoded on this thread.
-  thread_local std::vector<uint8_t> plain, delta, compressed, staging;
+  // Scratch, reused by every row group encoded on this thread.
+  thread_local std::vector<uint8_t> plain, delta, staging;
+  thread_local DictionaryBuilder dictionary;
   staging.clear();
+  PageSink pages(staging, options);
 
   EncodedRowGroup result;
   result.meta.num_rows = static_cast<int64_t>(rows);
@@ -235,13 +295,36 @@ EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& opti
   for (size_t c = 0; c < schema.size(); ++c) {
     const ColumnSpec& spec = schema[c];
     ColumnChunkMeta& meta = result.meta.columns[c];
-    meta.data_page_offset = static_cast<int64_t>(staging.size());
     meta.num_values = static_cast<int64_t>(rows);
     const size_t vbytes = value_size(spec.type);
     const bool delta_encoded = spec.encoding == Encoding::DeltaBinaryPacked;
     if (delta_encoded && spec.type != PhysicalType::Int64) throw std::invalid_argument("parquet: delta encoding is for INT64 columns");
-    SegmentReader reader(input.columns[c], vbytes);
+    if (spec.scale != 1 && spec.type != PhysicalType::Int64) throw std::invalid_argument("parquet: scale is for INT64 columns");
     Stats stats(spec);
+
+    const size_t limit = std::min(kDictionaryLimit, std::max<size_t>(1, rows / 2));
+    if (options.dictionary && spec.encoding == Encoding::Plain && rows > 0 &&
+        dictionary.build(input.columns[c], rows, vbytes, static_cast<uint64_t>(spec.scale), limit)) {
+      // The dictionary page, then the indices of each page's rows.
+      meta.dictionary_page_offset = static_cast<int64_t>(staging.size());
+      pages.write(PageSink::Kind::Dictionary, checked_i32(dictionary.size(), "dictionary"), Encoding::Plain, dictionary.values(),
+                  dictionary.values_bytes(), meta);
+      if (options.statistics) stats.add(dictionary.values(), dictionary.size());
+      meta.data_page_offset = static_cast<int64_t>(staging.size());
+      const int width = dictionary.bit_width();
+      const bool constant = dictionary.constant();
+      for (size_t from = 0; from < rows; from += options.page_rows) {
+        const size_t n = std::min(options.page_rows, rows - from);
+        delta.clear();
+        encode_dictionary_indices(constant ? nullptr : dictionary.indices() + from, n, width, constant, delta);
+        pages.write(PageSink::Kind::Data, checked_i32(n, "page"), Encoding::RleDictionary, delta.data(), delta.size(), meta);
+      }
+      if (options.statistics) stats.store(meta);
+      continue;
+    }
+
+    meta.data_page_offset = static_cast<int64_t>(staging.size());
+    SegmentReader reader(input.columns[c], vbytes);
     for (size_t from = 0; from < rows; from += options.page_rows) {
       const size_t n = std::min(options.page_rows, rows - from);
       plain.resize(n * vbytes);
@@ -262,22 +345,7 @@ EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& opti
         byte_stream_split(plain.data(), n, vbytes, delta.data());
         body = &delta;
       }
-      const size_t header_at = staging.size();
-      if (options.codec == Codec::Uncompressed) {
-        encode_data_page_header(staging, checked_i32(n, "page"), spec.encoding, body->size(), body->size());
-        const size_t header = staging.size() - header_at;
-        staging.insert(staging.end(), body->begin(), body->end());
-        meta.total_uncompressed_size += static_cast<int64_t>(header + body->size());
-        meta.total_compressed_size += static_cast<int64_t>(header + body->size());
-      } else {
-        compressed.clear();
-        compress_append(options.codec, options.level, body->data(), body->size(), compressed);
-        encode_data_page_header(staging, checked_i32(n, "page"), spec.encoding, body->size(), compressed.size());
-        const size_t header = staging.size() - header_at;
-        staging.insert(staging.end(), compressed.begin(), compressed.end());
-        meta.total_uncompressed_size += static_cast<int64_t>(header + body->size());
-        meta.total_compressed_size += static_cast<int64_t>(header + compressed.size());
-      }
+      pages.write(PageSink::Kind::Data, checked_i32(n, "page"), spec.encoding, body->data(), body->size(), meta);
     }
     if (options.statistics) stats.store(meta);
   }
@@ -285,7 +353,7 @@ EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& opti
   result.meta.byte_size = static_cast<int64_t>(result.bytes.size());
   // Keep the thread's scratch from growing without bound after one huge row group.
   constexpr size_t kKeep = size_t{64} << 20;
-  for (auto* b : {&plain, &delta, &compressed, &staging}) {
+  for (auto* b : {&plain, &delta, &staging}) {
     if (b->capacity() > kKeep) std::vector<uint8_t>().swap(*b);
   }
   return result;
@@ -363,8 +431,16 @@ std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOpti
       w.field_i64(2, 0);                // file_offset (deprecated: 0 when no metadata outside the footer)
       w.begin_struct_field(3);          // meta_data
       w.field_i32(1, static_cast<int32_t>(spec.type));
-      w.begin_list_field(2, CType::I32, 1);
-      w.i32(static_cast<int32_t>(spec.encoding));
+      if (m.dictionary_page_offset >= 0) {
+        // As pyarrow lists them: the dictionary page PLAIN, the indices' RLE hybrid, the data pages.
+        w.begin_list_field(2, CType::I32, 3);
+        w.i32(static_cast<int32_t>(Encoding::Plain));
+        w.i32(static_cast<int32_t>(Encoding::Rle));
+        w.i32(static_cast<int32_t>(Encoding::RleDictionary));
+      } else {
+        w.begin_list_field(2, CType::I32, 1);
+        w.i32(static_cast<int32_t>(spec.encoding));
+      }
       w.begin_list_field(3, CType::Binary, 1);
       w.string(spec.name);
       w.field_i32(4, static_cast<int32_t>(options.codec));
@@ -372,6 +448,7 @@ std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOpti
       w.field_i64(6, m.total_uncompressed_size);
       w.field_i64(7, m.total_compressed_size);
       w.field_i64(9, offset + m.data_page_offset);
+      if (m.dictionary_page_offset >= 0) w.field_i64(11, offset + m.dictionary_page_offset);
       if (m.min && m.max) {
         w.begin_struct_field(12);  // statistics
         w.field_i64(3, 0);         // null_count
@@ -384,7 +461,11 @@ std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOpti
     }
     w.field_i64(2, uncompressed);  // total_byte_size
     w.field_i64(3, group.num_rows);
-    w.field_i64(5, offset + (group.columns.empty() ? 0 : group.columns[0].data_page_offset));  // file_offset
+    // file_offset: the group's first page (its first column's dictionary page when it has one).
+    const int64_t first_page = group.columns.empty() ? 0
+                               : group.columns[0].dictionary_page_offset >= 0 ? group.columns[0].dictionary_page_offset
+                                                                               : group.columns[0].data_page_offset;
+    w.field_i64(5, offset + first_page);
     w.field_i64(6, compressed);    // total_compressed_size
     if (g <= static_cast<size_t>(std::numeric_limits<int16_t>::max())) w.field_i16(7, static_cast<int16_t>(g));
     w.end_struct();

@@ -9,8 +9,10 @@
 //
 // So a file is "PAR1" + row group bytes in order + footer. Encodings: PLAIN, DELTA_BINARY_PACKED
 // for int64 columns marked so (sorted times), BYTE_STREAM_SPLIT for columns marked so (doubles:
-// the k-th bytes of all values together, which compresses better). Column chunk statistics
-// (min/max, null_count 0) are written with type-defined column orders.
+// the k-th bytes of all values together), and, for the PLAIN columns when `dictionary` is on and
+// the chunk has few distinct values, RLE_DICTIONARY (a dictionary page, then data pages of
+// bit-packed indices: dictionary.h). Column chunk statistics (min/max, null_count 0) are written
+// with type-defined column orders.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +27,7 @@ namespace tradeapi::parquet {
 // parquet.thrift Type.
 enum class PhysicalType : int32_t { Int32 = 1, Int64 = 2, Double = 5 };
 // parquet.thrift Encoding.
-enum class Encoding : int32_t { Plain = 0, Rle = 3, DeltaBinaryPacked = 5, ByteStreamSplit = 9 };
+enum class Encoding : int32_t { Plain = 0, PlainDictionary = 2, Rle = 3, DeltaBinaryPacked = 5, RleDictionary = 8, ByteStreamSplit = 9 };
 
 // The logical types this writer knows (each also written as the matching converted type).
 enum class LogicalType {
@@ -76,9 +78,17 @@ struct WriterOptions {
   // Values per data page at most (the last page of a chunk may be shorter).
   size_t page_rows = 131072;
   bool statistics = true;
+  // RLE_DICTIONARY for PLAIN columns whose chunk has at most kDictionaryLimit distinct values (and
+  // at most half as many as rows). Measured on simulated EURUSD ticks (zstd 1, 128 K-row groups):
+  // 3.7 instead of 3.9 bytes a row, and the row group encodes in ~40 % less CPU (zstd sees ~10
+  // bits per price instead of 64).
+  bool dictionary = true;
 };
 
+inline constexpr size_t kDictionaryLimit = 65536;
+
 struct ColumnChunkMeta {
+  int64_t dictionary_page_offset = -1; // relative to the row group's first byte; -1: no dictionary
   int64_t data_page_offset = 0;        // relative to the row group's first byte
   int64_t total_compressed_size = 0;   // page headers included
   int64_t total_uncompressed_size = 0; // page headers included
@@ -110,6 +120,10 @@ std::vector<uint8_t> encode_footer(const Schema& schema, const WriterOptions& op
 std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOptions& options,
                                           const std::vector<RowGroupMeta>& row_groups, int64_t first_offset,
                                           const std::string& created_by);
+
+// A dictionary page header (Thrift compact): `num_values` PLAIN-encoded values.
+void encode_dictionary_page_header(std::vector<uint8_t>& out, int32_t num_values, size_t uncompressed_size,
+                                   size_t compressed_size);
 
 // A data page header (Thrift compact) for a REQUIRED column's page.
 void encode_data_page_header(std::vector<uint8_t>& out, int32_t num_values, Encoding encoding, size_t uncompressed_size,

@@ -234,20 +234,22 @@ struct Tick {
 };
 
 // Splits a column chunk into pages: (header bytes consumed are skipped by locating the
-// data_page_header's fields through the known layout of our own headers) -> decompressed bodies.
-std::vector<Bytes> page_bodies(const uint8_t* p, size_t size, Codec codec) {
+// data_page_header's / dictionary_page_header's fields through the known layout of our own
+// headers) -> decompressed bodies; `dictionary` (if given) gets the dictionary page's body.
+std::vector<Bytes> page_bodies(const uint8_t* p, size_t size, Codec codec, Bytes* dictionary = nullptr) {
   std::vector<Bytes> bodies;
   const uint8_t* end = p + size;
   while (p < end) {
     Reader r{p, end};
     EXPECT_EQ(*r.p++, 0x15);  // type
-    r.varint();
+    const int64_t type = r.zigzag();
     EXPECT_EQ(*r.p++, 0x15);
     const auto uncompressed = static_cast<size_t>(r.zigzag());
     EXPECT_EQ(*r.p++, 0x15);
     const auto compressed = static_cast<size_t>(r.zigzag());
-    EXPECT_EQ(*r.p++, 0x2C);  // data_page_header struct
-    while (*r.p != 0) {       // its i32 fields
+    // data_page_header (field 5) or dictionary_page_header (field 7), a struct of i32 fields
+    EXPECT_EQ(*r.p++, type == 2 ? 0x4C : 0x2C);
+    while (*r.p != 0) {
       ++r.p;
       r.varint();
     }
@@ -260,28 +262,74 @@ std::vector<Bytes> page_bodies(const uint8_t* p, size_t size, Codec codec) {
       EXPECT_EQ(compressed, uncompressed);
       std::memcpy(body.data(), r.p, compressed);
     }
-    bodies.push_back(std::move(body));
+    if (type == 2) {
+      EXPECT_NE(dictionary, nullptr) << "a dictionary page where none was expected";
+      EXPECT_TRUE(bodies.empty()) << "the dictionary page comes first";
+      if (dictionary) *dictionary = std::move(body);
+    } else {
+      bodies.push_back(std::move(body));
+    }
     p = r.p + compressed;
   }
   return bodies;
 }
 
+// The indices of an RLE_DICTIONARY data page body: bit width, then RLE / bit-packed runs.
+std::vector<uint32_t> decode_indices(const Bytes& body, size_t n) {
+  Reader r{body.data() + 1, body.data() + body.size()};
+  const int width = body.at(0);
+  std::vector<uint32_t> out;
+  while (out.size() < n && r.p < r.end) {
+    const uint64_t header = r.varint();
+    if (header & 1) {  // bit-packed: (header >> 1) groups of 8
+      const size_t count = static_cast<size_t>(header >> 1) * 8;
+      uint64_t acc = 0;
+      int filled = 0;
+      for (size_t i = 0; i < count; ++i) {
+        while (filled < width) {
+          acc |= static_cast<uint64_t>(*r.p++) << filled;
+          filled += 8;
+        }
+        if (out.size() < n) out.push_back(static_cast<uint32_t>(acc & ((uint64_t{1} << width) - 1)));
+        acc >>= width;
+        filled -= width;
+      }
+    } else {  // RLE: (header >> 1) copies of one value of ceil(width / 8) bytes
+      uint32_t v = 0;
+      for (int b = 0; b < (width + 7) / 8; ++b) v |= static_cast<uint32_t>(*r.p++) << (8 * b);
+      out.insert(out.end(), static_cast<size_t>(header >> 1), v);
+    }
+  }
+  return out;
+}
+
 TEST(RowGroup, ValuesStatisticsAndPages) {
   const Tick t(1000);
   const Schema schema = tick_schema();
+  for (bool dictionary : {false, true}) {
   for (Codec codec : {Codec::Zstd, Codec::Uncompressed}) {
+    SCOPED_TRACE(std::string(dictionary ? "dictionary, " : "plain, ") + codec_name(codec));
     WriterOptions options;
     options.codec = codec;
+    options.dictionary = dictionary;
     options.page_rows = 300;  // 3 pages per column
     const EncodedRowGroup g = encode_row_group(schema, options, t.input(100, 1000));
     EXPECT_EQ(g.meta.num_rows, 900);
     EXPECT_EQ(g.meta.byte_size, static_cast<int64_t>(g.bytes.size()));
     ASSERT_EQ(g.meta.columns.size(), 8u);
+    auto chunk_start = [](const ColumnChunkMeta& m) { return m.dictionary_page_offset >= 0 ? m.dictionary_page_offset : m.data_page_offset; };
     for (size_t c = 0; c < 8; ++c) {
       const ColumnChunkMeta& m = g.meta.columns[c];
-      const int64_t next = c + 1 < 8 ? g.meta.columns[c + 1].data_page_offset : g.meta.byte_size;
-      EXPECT_EQ(m.data_page_offset + m.total_compressed_size, next) << "chunks are contiguous";
+      const int64_t next = c + 1 < 8 ? chunk_start(g.meta.columns[c + 1]) : g.meta.byte_size;
+      EXPECT_EQ(chunk_start(m) + m.total_compressed_size, next) << "chunks are contiguous";
       EXPECT_EQ(m.num_values, 900);
+      // time and time_msc are delta-encoded, never dictionary; volume (i) has too many distinct
+      // values; the others have few.
+      const bool eligible = c != 0 && c != 5 && c != 4;
+      EXPECT_EQ(m.dictionary_page_offset >= 0, dictionary && eligible) << "column " << c;
+      if (m.dictionary_page_offset >= 0) {
+        EXPECT_LT(m.dictionary_page_offset, m.data_page_offset);
+      }
     }
     // time: seconds * 1000, delta-encoded, over 3 pages.
     const ColumnChunkMeta& time = g.meta.columns[0];
@@ -294,11 +342,27 @@ TEST(RowGroup, ValuesStatisticsAndPages) {
     }
     ASSERT_EQ(decoded.size(), 900u);
     for (size_t i = 0; i < 900; ++i) ASSERT_EQ(decoded[i], t.time[100 + i] * 1000);
-    // flags: PLAIN uint32.
+    // flags: PLAIN uint32, or a dictionary of its two values and 1-bit indices.
     const ColumnChunkMeta& flags = g.meta.columns[6];
-    pages = page_bodies(g.bytes.data() + flags.data_page_offset, static_cast<size_t>(flags.total_compressed_size), codec);
+    Bytes dict;
+    pages = page_bodies(g.bytes.data() + chunk_start(flags), static_cast<size_t>(flags.total_compressed_size), codec, &dict);
+    ASSERT_EQ(pages.size(), 3u);
     Bytes all;
-    for (const Bytes& body : pages) all.insert(all.end(), body.begin(), body.end());
+    if (dictionary) {
+      ASSERT_EQ(dict.size(), 2u * 4);
+      std::vector<uint32_t> values(2);
+      std::memcpy(values.data(), dict.data(), 8);
+      EXPECT_EQ(values, (std::vector<uint32_t>{6u, 0x80000000u})) << "first seen first: row 100 is even";
+      for (size_t p = 0; p < 3; ++p) {
+        EXPECT_EQ(pages[p].at(0), 1) << "bit width";
+        for (uint32_t i : decode_indices(pages[p], 300)) {
+          const uint32_t v = values.at(i);
+          all.insert(all.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 4);
+        }
+      }
+    } else {
+      for (const Bytes& body : pages) all.insert(all.end(), body.begin(), body.end());
+    }
     ASSERT_EQ(all.size(), 900u * 4);
     EXPECT_EQ(std::memcmp(all.data(), t.flags.data() + 100, all.size()), 0);
     // Statistics in the logical type's order: unsigned for volume and flags.
@@ -316,6 +380,72 @@ TEST(RowGroup, ValuesStatisticsAndPages) {
     EXPECT_TRUE(lmin == 0.0 && std::signbit(lmin));
     EXPECT_TRUE(lmax == 0.0 && !std::signbit(lmax));
   }
+  }
+}
+
+// Decodes one dictionary-encoded column chunk back to its values (8-byte values).
+std::vector<uint64_t> dictionary_values(const EncodedRowGroup& g, size_t column, size_t rows, Codec codec) {
+  const ColumnChunkMeta& m = g.meta.columns[column];
+  EXPECT_GE(m.dictionary_page_offset, 0);
+  Bytes dict;
+  const auto pages = page_bodies(g.bytes.data() + m.dictionary_page_offset, static_cast<size_t>(m.total_compressed_size), codec, &dict);
+  std::vector<uint64_t> values(dict.size() / 8);
+  std::memcpy(values.data(), dict.data(), dict.size());
+  std::vector<uint64_t> out;
+  size_t left = rows;
+  for (const Bytes& body : pages) {
+    for (uint32_t i : decode_indices(body, std::min<size_t>(left, 300))) out.push_back(values.at(i));
+    left -= std::min<size_t>(left, 300);
+  }
+  return out;
+}
+
+TEST(Dictionary, KeepsEveryValuesBitsAndFallsBackToPlain) {
+  // Bits that compare equal as doubles but are not the same value (-0.0, NaN payloads) stay apart.
+  const size_t n = 1000;
+  Tick t(n);
+  const double nan1 = std::numeric_limits<double>::quiet_NaN();
+  double nan2;
+  uint64_t bits;
+  std::memcpy(&bits, &nan1, 8);
+  bits ^= 1;
+  std::memcpy(&nan2, &bits, 8);
+  for (size_t i = 0; i < n; ++i) t.last[i] = i % 4 == 0 ? 0.0 : i % 4 == 1 ? -0.0 : i % 4 == 2 ? nan1 : nan2;
+  for (size_t i = 0; i < n; ++i) t.volume_real[i] = 2.5;  // constant: one RLE run
+  for (size_t i = 0; i < n; ++i) t.ask[i] = static_cast<double>(i) * 0.25;  // all distinct: PLAIN
+  for (Codec codec : {Codec::Zstd, Codec::Uncompressed}) {
+    WriterOptions options;
+    options.codec = codec;
+    options.page_rows = 300;
+    const EncodedRowGroup g = encode_row_group(tick_schema(), options, t.input(0, n));
+    const std::vector<uint64_t> last = dictionary_values(g, 3, n, codec);
+    ASSERT_EQ(last.size(), n);
+    EXPECT_EQ(std::memcmp(last.data(), t.last.data(), n * 8), 0);
+    const std::vector<uint64_t> real = dictionary_values(g, 7, n, codec);
+    ASSERT_EQ(real.size(), n);
+    EXPECT_EQ(std::memcmp(real.data(), t.volume_real.data(), n * 8), 0);
+    EXPECT_EQ(g.meta.columns[2].dictionary_page_offset, -1) << "more distinct values than half the rows: PLAIN";
+    Bytes none;
+    const auto pages = page_bodies(g.bytes.data() + g.meta.columns[2].data_page_offset,
+                                   static_cast<size_t>(g.meta.columns[2].total_compressed_size), codec, &none);
+    Bytes all;
+    for (const Bytes& body : pages) all.insert(all.end(), body.begin(), body.end());
+    ASSERT_EQ(all.size(), n * 8);
+    EXPECT_EQ(std::memcmp(all.data(), t.ask.data(), all.size()), 0);
+  }
+}
+
+TEST(Dictionary, WideIndicesPackAcrossWords) {
+  // 3 000 rows over 1 500 distinct values: 11-bit indices, which straddle the packer's 32-bit words.
+  const size_t n = 3000;
+  Tick t(n);
+  for (size_t i = 0; i < n; ++i) t.bid[i] = 1.0 + static_cast<double>((i * 7919) % 1500) * 1e-5;
+  WriterOptions options;
+  options.page_rows = 300;
+  const EncodedRowGroup g = encode_row_group(tick_schema(), options, t.input(0, n));
+  const std::vector<uint64_t> bid = dictionary_values(g, 1, n, options.codec);
+  ASSERT_EQ(bid.size(), n);
+  EXPECT_EQ(std::memcmp(bid.data(), t.bid.data(), n * 8), 0);
 }
 
 TEST(RowGroup, RejectsInconsistentInput) {

@@ -40,6 +40,12 @@ export interface NativeParquetWriterOptions {
    * PLAIN, which the split breaks up), and slower: off.
    */
   byteStreamSplit?: boolean;
+  /**
+   * RLE_DICTIONARY for the other non-time columns whose row group holds few distinct values
+   * (default true; binding/parquet/dictionary.h): prices, flags, volumes. Smaller than PLAIN + zstd
+   * and ~40 % less CPU, since zstd then reads ~10 bits per price instead of 64.
+   */
+  dictionary?: boolean;
   createdBy?: string;
 }
 
