@@ -17,7 +17,7 @@
 // process, nothing installed or fetched at run time) against each (adapter, build), on the same
 // two cores as the server. Prints a markdown table with the ratios and issue 24's targets
 // and writes it (and every run, as JSON) to bench/results/sides-<date>.{md,json}.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +30,7 @@ import { isMain } from './is-main.js';
 import { loadFor } from './load.js';
 import { freePort, ServerProcess } from './processes.js';
 import { pull } from './pull.js';
+import { cpuSeconds } from './rss-probe.js';
 
 export const BASELINE_COMMIT = '4a63a6d';
 
@@ -111,8 +112,12 @@ export function ensureBaseline(dir: string, commit: string, log: (line: string) 
     run('npm', ['ci', '--no-audit', '--no-fund'], dir);
     run(process.execPath, [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], dir);
   }
-  const rev = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-  return { name: 'baseline', root: dir, commit: rev.status === 0 ? rev.stdout.trim() : commit };
+  // A `git archive` tree has no .git of its own: git would answer for the repository around it
+  // (bench/.cache is inside this one), so only a directory that is its own work tree names its commit.
+  const top = spawnSync('git', ['-C', dir, 'rev-parse', '--show-toplevel'], { encoding: 'utf8' });
+  const own = top.status === 0 && path.resolve(top.stdout.trim()) === path.resolve(dir);
+  const rev = own ? spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }) : undefined;
+  return { name: 'baseline', root: dir, commit: rev?.status === 0 ? rev.stdout.trim() : commit };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +167,72 @@ export function bestOf(runs: readonly Measurement[]): Measurement | undefined {
   // Memory: the largest growth of any run (not the best run's).
   const growth = Math.max(...good.map((m) => m.rssGrowthMiB ?? 0));
   return { ...best, rssGrowthMiB: growth };
+}
+
+/** One pull timed by curl (a C client: the body goes to /dev/null), with the server's CPU over it. */
+export interface CurlRun {
+  readonly build: BuildName;
+  readonly adapter: AdapterName;
+  readonly size: number;
+  readonly format: Format;
+  readonly status: 'ok' | 'failed';
+  readonly totalMs?: number;
+  readonly ttfbMs?: number;
+  readonly bytes?: number;
+  readonly serverCpuS?: number;
+  readonly note?: string;
+}
+
+/** Whether curl is on the PATH. */
+export function hasCurl(): boolean {
+  return spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * GETs `url` with curl, discarding the body: what the server can deliver when the client costs
+ * next to nothing (node's own client spends ~0.5 CPU-s receiving 600 MB of Arrow on the same two
+ * cores). The body is not checked here: the node-client pull of the same range on the same
+ * server checked its rows, and the sizes must agree.
+ */
+export function curlPull(url: string, pid: number): Promise<{ status: number; totalMs: number; ttfbMs: number; bytes: number; serverCpuS: number }> {
+  return new Promise((resolve, reject) => {
+    const before = cpuSeconds(pid);
+    const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer} %{time_total} %{size_download}', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const [status, ttfb, total, bytes] = out.trim().split(' ').map(Number);
+      if (code !== 0 || status === undefined || total === undefined) return reject(new Error(`curl exited ${code}: ${out}`));
+      resolve({ status, ttfbMs: ttfb! * 1000, totalMs: total * 1000, bytes: bytes!, serverCpuS: cpuSeconds(pid) - before });
+    });
+  });
+}
+
+export function curlTable(runs: readonly CurlRun[], sizes: readonly number[], formats: readonly Format[], adapters: readonly AdapterName[]): string {
+  const lines = [
+    '| ticks | format | adapter | baseline s | new s | new M rows/s | speed-up (target) | new TTFB ms | new srv CPU s | MB |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const best = (b: BuildName, size: number, format: Format, adapter: AdapterName): CurlRun | undefined =>
+    runs.filter((r) => r.build === b && r.size === size && r.format === format && r.adapter === adapter && r.status === 'ok').reduce<CurlRun | undefined>((a, r) => (a === undefined || r.totalMs! < a.totalMs! ? r : a), undefined);
+  for (const size of sizes) {
+    for (const format of formats) {
+      for (const adapter of adapters) {
+        const b = best('baseline', size, format, adapter);
+        const n = best('new', size, format, adapter);
+        if (!b && !n) continue;
+        const speedup = b && n ? b.totalMs! / n.totalMs! : undefined;
+        const target = TARGETS.speedup[format];
+        lines.push(
+          `| ${fmtSize(size)} | ${format} | ${adapter === 'uws' ? 'uWS' : 'node:http'} | ${b ? s3(b.totalMs) : '-'} | ${n ? s3(n.totalMs) : '-'} | ${n ? (size / (n.totalMs! / 1000) / 1e6).toFixed(1) : '-'} | ` +
+            `${speedup === undefined ? '-' : `${speedup.toFixed(2)}× (≥ ${target}×: ${mark(speedup >= target)})`} | ${n?.ttfbMs?.toFixed(1) ?? '-'} | ${n?.serverCpuS?.toFixed(2) ?? '-'} | ${n?.bytes === undefined ? '-' : (n.bytes / 1e6).toFixed(1)} |`,
+        );
+      }
+    }
+  }
+  return lines.join('\n');
 }
 
 export function pullTable(sums: readonly PullSummary[]): string {
@@ -236,6 +307,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '100' },
       encodings: { type: 'string', default: 'gzip,br' },
       only: { type: 'string' },
+      client: { type: 'string', default: 'both' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -244,7 +316,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       'usage: node dist/bench/sides.js [--baseline DIR] [--baseline-commit 4a63a6d] [--adapters node,uws] [--sizes 1e7]\n' +
         '         [--formats parquet,arrow,json] [--repeat 3] [--no-pulls] [--no-small] [--small-seconds 8] [--connections 100]\n' +
-        '         [--encodings gzip,br] [--only new|baseline] [--out FILE.md]\n',
+        '         [--encodings gzip,br] [--only new|baseline] [--client node|curl|both] [--out FILE.md]\n',
     );
     return;
   }
@@ -271,6 +343,9 @@ async function main(): Promise<void> {
 
   // --- big pulls
   const runs: { build: BuildName; adapter: AdapterName; rep: number; m: Measurement }[] = [];
+  // The same range again on the same server, timed by curl (--client both|curl; node-only without curl).
+  const useCurl = values.client !== 'node' && hasCurl();
+  const curlRuns: CurlRun[] = [];
   if (!values['no-pulls']) {
     const meta = await ticksMeta(cacheDir, sizes, symbol, fromMs, log);
     for (let rep = 0; rep < repeat; rep++) {
@@ -294,6 +369,17 @@ async function main(): Promise<void> {
                 );
                 runs.push({ build: build.name, adapter, rep, m });
                 log(`  [${rep + 1}/${repeat}] ${fmtSize(count)} ${format} ${adapter} ${build.name}: ${m.status} ${s3(m.totalMs)} s, TTFB ${m.ttfbMs?.toFixed(1)} ms, +${m.rssGrowthMiB?.toFixed(0)} MiB, CPU ${m.serverCpuS?.toFixed(2)} s${m.note ? ` (${m.note})` : ''}`);
+                if (useCurl && m.status === 'ok') {
+                  const url = base + rangePath(symbol, range.fromMs, range.toMs, format);
+                  try {
+                    const c = await curlPull(url, child.pid!);
+                    const ok = c.status === 200 && c.bytes === m.bytes;
+                    curlRuns.push({ build: build.name, adapter, size: count, format, status: ok ? 'ok' : 'failed', totalMs: c.totalMs, ttfbMs: c.ttfbMs, bytes: c.bytes, serverCpuS: c.serverCpuS, ...(ok ? {} : { note: `HTTP ${c.status}, ${c.bytes} bytes (node client: ${m.bytes})` }) });
+                    log(`      curl: ${ok ? 'ok' : 'FAILED'} ${s3(c.totalMs)} s, TTFB ${c.ttfbMs.toFixed(1)} ms, CPU ${c.serverCpuS.toFixed(2)} s, ${c.bytes} bytes`);
+                  } catch (e) {
+                    log(`      curl: failed: ${e instanceof Error ? e.message : String(e)}`);
+                  }
+                }
               } catch (e) {
                 log(`  ${format} ${adapter} ${build.name}: failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
               } finally {
@@ -416,7 +502,15 @@ async function main(): Promise<void> {
   const smallText = small.length
     ? ['', `Small requests: bench/load.ts (keep-alive node:http clients in the bench process; errors: non-200 answers and failed requests), ${values.connections} connections × ${values['small-seconds']} s per cell, servers at log level WARNING; the load generator shares the 2 cores with the server. req/s (p99):`, '', smallTable(small)]
     : [];
-  const text = [...head, sums.length ? pullTable(sums) : '(no big pulls)', ...encTable, ...smallText, ''].join('\n');
+  const curlText = curlRuns.length
+    ? [
+        '',
+        'The same pulls timed by curl (`curl -s -o /dev/null`, right after the checked node-client pull on the same server; sizes equal to it), best of the repetitions. The node client spends ~0.5 CPU-s receiving 600 MB of Arrow on the same two cores as the server; curl spends a fraction of that, so these ratios are closer to the server\'s own:',
+        '',
+        curlTable(curlRuns, sizes, formats, adapters),
+      ]
+    : [];
+  const text = [...head, sums.length ? pullTable(sums) : '(no big pulls)', ...curlText, ...encTable, ...smallText, ''].join('\n');
   process.stdout.write(`\n${text}\n`);
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
@@ -427,7 +521,7 @@ async function main(): Promise<void> {
     if (!existsSync(f)) out = f;
   }
   writeFileSync(out, text);
-  writeFileSync(out.replace(/\.md$/, '') + '.json', `${JSON.stringify({ harness: 'bench/sides.ts', startedAt: started.toISOString(), machine, builds, adapters, sizes, formats, repeat, runs, summary: sums, encodings: encodingRows, small }, null, 2)}\n`);
+  writeFileSync(out.replace(/\.md$/, '') + '.json', `${JSON.stringify({ harness: 'bench/sides.ts', startedAt: started.toISOString(), machine, builds, adapters, sizes, formats, repeat, runs, summary: sums, curl: curlRuns, encodings: encodingRows, small }, null, 2)}\n`);
   process.stdout.write(`written: ${path.relative(process.cwd(), out)} (+ .json)\n`);
   void here;
 }
