@@ -105,6 +105,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
   return exports;
+  exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
+  exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
 }
 
 }  // namespace

@@ -48,8 +48,10 @@ size_t IndexArg(Napi::Env env, const Napi::Value& v, const char* what) {
 
 class JsonRowsWorker : public Napi::AsyncWorker {
  public:
+  // `out` (with `out_data`): the caller's buffer to write into, referenced until done; the promise
+  // then resolves with the text's length instead of a Buffer of its own.
   JsonRowsWorker(Napi::Env env, enc::SeriesKind kind, enc::SeriesColumns columns, size_t from, size_t to, bool first,
-                 std::vector<Napi::ObjectReference> arrays)
+                 std::vector<Napi::ObjectReference> arrays, char* out_data = nullptr)
       : Napi::AsyncWorker(env, "tradeapi:jsonRows"),
         deferred_(Napi::Promise::Deferred::New(env)),
         kind_(kind),
@@ -57,7 +59,8 @@ class JsonRowsWorker : public Napi::AsyncWorker {
         from_(from),
         to_(to),
         first_(first),
-        arrays_(std::move(arrays)) {}
+        arrays_(std::move(arrays)),
+        out_data_(out_data) {}
 
   ~JsonRowsWorker() override { std::free(text_); }
 
@@ -65,6 +68,10 @@ class JsonRowsWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    if (out_data_ != nullptr) {
+      size_ = enc::rows_json(kind_, columns_, from_, to_, first_, out_data_);
+      return;
+    }
     const size_t bound = enc::rows_json_bound(kind_, to_ - from_);
     text_ = static_cast<char*>(std::malloc(bound > 0 ? bound : 1));
     if (text_ == nullptr) {
@@ -78,6 +85,10 @@ class JsonRowsWorker : public Napi::AsyncWorker {
 
   void OnOK() override {
     Napi::Env env = Env();
+    if (out_data_ != nullptr) {
+      deferred_.Resolve(Napi::Number::New(env, static_cast<double>(size_)));
+      return;
+    }
     char* text = text_;
     text_ = nullptr;  // owned by the buffer from here on (or freed at once when it was copied)
     // Not reported to V8 as external memory (Napi::MemoryManagement::AdjustExternalMemory): measured
@@ -99,41 +110,79 @@ class JsonRowsWorker : public Napi::AsyncWorker {
   size_t to_;
   bool first_;
   std::vector<Napi::ObjectReference> arrays_;  // keeps the chunk's arrays alive while encoding
+  char* out_data_;  // the caller's buffer (its Uint8Array is among arrays_), or null
   char* text_ = nullptr;
   size_t size_ = 0;
 };
 
+enc::SeriesKind KindArg(Napi::Env env, const Napi::Value& v, const char* fn) {
+  const std::string kind = v.IsString() ? v.As<Napi::String>().Utf8Value() : "";
+  if (kind != "ticks" && kind != "rates") throw Napi::TypeError::New(env, std::string(fn) + ": kind must be 'ticks' or 'rates'");
+  return kind == "ticks" ? enc::SeriesKind::Ticks : enc::SeriesKind::Rates;
+}
+
 }  // namespace
 
-Napi::Value JsonRows(const Napi::CallbackInfo& info) {
+namespace {
+
+Napi::Value Start(const Napi::CallbackInfo& info, bool into) {
   Napi::Env env = info.Env();
-  const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
-  if (kind != "ticks" && kind != "rates") throw Napi::TypeError::New(env, "jsonRows: kind must be 'ticks' or 'rates'");
-  if (!info[1].IsObject()) throw Napi::TypeError::New(env, "jsonRows: chunk must be an object");
+  const char* fn = into ? "jsonRowsInto" : "jsonRows";
+  const enc::SeriesKind k = KindArg(env, info[0], fn);
+  if (!info[1].IsObject()) throw Napi::TypeError::New(env, std::string(fn) + ": chunk must be an object");
   Napi::Object chunk = info[1].As<Napi::Object>();
   const size_t from = IndexArg(env, info[2], "from");
   const size_t to = IndexArg(env, info[3], "to");
-  if (from > to) throw Napi::RangeError::New(env, "jsonRows: from > to");
+  if (from > to) throw Napi::RangeError::New(env, std::string(fn) + ": from > to");
   const bool first = info[4].ToBoolean().Value();
-  const enc::SeriesKind k = kind == "ticks" ? enc::SeriesKind::Ticks : enc::SeriesKind::Rates;
   const FieldSpec* fields = k == enc::SeriesKind::Ticks ? kTickFields : kRateFields;
   enc::SeriesColumns columns{};
   std::vector<Napi::ObjectReference> arrays;
-  arrays.reserve(8);
+  arrays.reserve(9);
   for (size_t c = 0; c < 8; ++c) {
     Napi::Value value = chunk.Get(fields[c].name);
     if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != fields[c].type)
-      throw Napi::TypeError::New(env, std::string("jsonRows: field \"") + fields[c].name + "\" must be a " + fields[c].expected);
+      throw Napi::TypeError::New(env, std::string(fn) + ": field \"" + fields[c].name + "\" must be a " + fields[c].expected);
     Napi::TypedArray array = value.As<Napi::TypedArray>();
     if (array.ElementLength() < to)
-      throw Napi::RangeError::New(env, std::string("jsonRows: field \"") + fields[c].name + "\" has fewer than " + std::to_string(to) + " values");
+      throw Napi::RangeError::New(env, std::string(fn) + ": field \"" + fields[c].name + "\" has fewer than " + std::to_string(to) + " values");
     columns.field[c] = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
     arrays.push_back(Napi::Persistent(static_cast<Napi::Object>(array)));
   }
-  auto* worker = new JsonRowsWorker(env, k, columns, from, to, first, std::move(arrays));
+  char* out_data = nullptr;
+  if (into) {
+    if (!info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+      throw Napi::TypeError::New(env, "jsonRowsInto: out must be a Uint8Array (a Buffer)");
+    Napi::TypedArray out = info[5].As<Napi::TypedArray>();
+    const size_t bound = enc::rows_json_bound(k, to - from);
+    if (out.ByteLength() < bound)
+      throw Napi::RangeError::New(env, "jsonRowsInto: out holds " + std::to_string(out.ByteLength()) + " bytes, " + std::to_string(bound) +
+                                           " needed (jsonRowsBound)");
+    if (bound > 0) out_data = static_cast<char*>(out.ArrayBuffer().Data()) + out.ByteOffset();
+    arrays.push_back(Napi::Persistent(static_cast<Napi::Object>(out)));
+    // Rows of nothing write nothing: no buffer needed (rows_json writes at most the bound).
+    if (out_data == nullptr) {
+      auto deferred = Napi::Promise::Deferred::New(env);
+      deferred.Resolve(Napi::Number::New(env, 0));
+      return deferred.Promise();
+    }
+  }
+  auto* worker = new JsonRowsWorker(env, k, columns, from, to, first, std::move(arrays), out_data);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
+}
+
+}  // namespace
+
+Napi::Value JsonRows(const Napi::CallbackInfo& info) { return Start(info, false); }
+
+Napi::Value JsonRowsInto(const Napi::CallbackInfo& info) { return Start(info, true); }
+
+Napi::Value JsonRowsBound(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const enc::SeriesKind k = KindArg(env, info[0], "jsonRowsBound");
+  return Napi::Number::New(env, static_cast<double>(enc::rows_json_bound(k, IndexArg(env, info[1], "rows"))));
 }
 
 }  // namespace tradeapi::napi

@@ -16,6 +16,10 @@ import type { BodySink } from './types.js';
 export interface NativeJsonAddon {
   /** Rows [from, to) of a chunk as `,{...}...` (or `[{...}...` when `first`), encoded on the thread pool. */
   jsonRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, first: boolean): Promise<Buffer>;
+  /** The same text written into `out` (at least jsonRowsBound(kind, to - from) bytes); resolves with its length. */
+  jsonRowsInto?(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, first: boolean, out: Uint8Array): Promise<number>;
+  /** The most bytes the text of `rows` rows takes. */
+  jsonRowsBound?(kind: SeriesKind, rows: number): number;
 }
 
 let loading: Promise<NativeJsonAddon | null> | undefined;
@@ -42,6 +46,29 @@ const noop = (): void => undefined;
 interface InFlight {
   readonly text: Promise<Uint8Array>;
   done: boolean;
+  /** The pool buffer the text is written into (reused once the sink has it), if any. */
+  readonly buffer?: Uint8Array;
+}
+
+/**
+ * Buffers the pieces are written into, reused piece after piece, when the sink releases its writes
+ * (uWS): a 10 M-tick pull is 1.2 GB of text, and a fresh buffer per piece (an ArrayBuffer V8 must
+ * collect) set off ~30 full (mark-compact) collections per pull there, ~1 CPU-second, because the JS
+ * heap of that adapter grows too slowly for the young generation's collections to reach them first.
+ * node:http keeps a reference to each written chunk until it is flushed: fresh buffers there.
+ */
+class PiecePool {
+  private readonly free: Uint8Array[] = [];
+
+  constructor(private readonly bytes: number) {}
+
+  take(): Uint8Array {
+    return this.free.pop() ?? Buffer.allocUnsafeSlow(this.bytes);
+  }
+
+  give(buffer: Uint8Array): void {
+    this.free.push(buffer);
+  }
 }
 
 export async function writeJsonNative(
@@ -59,6 +86,8 @@ export async function writeJsonNative(
   let offset = 0;
   let ended = false;
   let first = true;
+  const into = sink.releasesWrites === true && addon.jsonRowsInto && addon.jsonRowsBound ? addon.jsonRowsInto.bind(addon) : undefined;
+  const pool = into ? new PiecePool(addon.jsonRowsBound!(layout.kind, pieceRows)) : undefined;
 
   for (;;) {
     // Fill: hand pieces to the pool until `parallelism` are in flight, unless the oldest one is
@@ -78,8 +107,15 @@ export async function writeJsonNative(
       }
       const to = Math.min(chunkRows, offset + pieceRows);
       // layout.rowsOf has checked the chunk's columns: the addon takes exactly these arrays.
-      const text = addon.jsonRows(layout.kind, chunk, offset, to, first);
-      const entry: InFlight = { text, done: false };
+      let entry: InFlight;
+      if (into && pool) {
+        const buffer = pool.take();
+        const text = into(layout.kind, chunk, offset, to, first, buffer).then((n) => buffer.subarray(0, n));
+        entry = { text, done: false, buffer };
+      } else {
+        entry = { text: addon.jsonRows(layout.kind, chunk, offset, to, first), done: false };
+      }
+      const text = entry.text;
       // Also keeps a piece that fails after we stopped (error elsewhere) from being an unhandled
       // rejection; a failure is seen when this piece's turn to be written comes.
       text.then(() => (entry.done = true), noop);
@@ -92,6 +128,9 @@ export async function writeJsonNative(
     const head = inFlight.shift();
     if (!head) break;
     await sink.write(await head.text);
+    // Written and released by the sink: the next piece may use the buffer. (A failed write
+    // leaves it out of the pool: the stream ends there.)
+    if (head.buffer) pool?.give(head.buffer);
   }
   await sink.write(Buffer.from(first ? '[]' : ']', 'latin1'));
 }

@@ -17,6 +17,13 @@ export const MediaTypes: Readonly<Record<Format, string>> = {
  *  rejects if the client went away; the encoder must then stop producing. */
 export interface BodySink {
   write(chunk: Uint8Array): Promise<void>;
+  /**
+   * True when write() resolving means the sink no longer reads the chunk's bytes (sent, or copied
+   * by the transport), so the caller may write new bytes into the same buffer. Absent or false: the
+   * bytes may still be read later (node's streams keep a reference until flushed), so every chunk
+   * must be a buffer of its own.
+   */
+  readonly releasesWrites?: boolean;
 }
 
 /** A ready-to-send body: its media type and a function that writes all of it to a sink. */

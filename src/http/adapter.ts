@@ -29,6 +29,11 @@ export interface HttpResponse {
   writeHead(status: number, headers: Headers): void;
   /** Writes a body chunk; resolves when the transport can take more, rejects if aborted. */
   write(chunk: Uint8Array): Promise<void>;
+  /**
+   * True when a resolved write() no longer reads its chunk (uWS: what the socket does not take at
+   * once is copied into its own buffer), so the chunk's buffer may be reused; see BodySink.
+   */
+  readonly releasesWrites?: boolean;
   /** Finishes a streamed body. */
   end(): void;
   /** Closes the connection at once, so a streamed body ends without a valid terminator. */

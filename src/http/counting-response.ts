@@ -27,6 +27,9 @@ export function countingResponse(res: HttpResponse, head = false): CountingRespo
       bytes += chunk.byteLength;
       return res.write(chunk);
     },
+    get releasesWrites() {
+      return res.releasesWrites === true;
+    },
     end: () => res.end(),
     abort: () => res.abort(),
     onAborted: (listener) => res.onAborted(listener),

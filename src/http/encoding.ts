@@ -59,6 +59,10 @@ export async function collect(encoded: Encoded): Promise<Uint8Array> {
 export class StreamingSink implements BodySink {
   started = false;
 
+  get releasesWrites(): boolean {
+    return this.res.releasesWrites === true;
+  }
+
   constructor(
     private readonly res: HttpResponse,
     private readonly status: number,

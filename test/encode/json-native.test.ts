@@ -183,6 +183,46 @@ async function body(format: 'ticks' | 'rates', chunks: readonly SeriesChunk[], o
   return sink.bytes();
 }
 
+t.test('a sink that releases its writes: pieces written into a few reused buffers, the same bytes', async (t) => {
+  // The sink copies each write at once (as uWS does with what the socket does not take), so the
+  // encoder may reuse the buffer when the write resolves; a slow write shows it does not reuse
+  // a buffer before that.
+  const ticks = [tickChunk(0, 5000), edgeTicks(EDGE_DOUBLES), tickChunk(5001, 12_345)];
+  for (const parallelism of [1, 3]) {
+    const parts: Buffer[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    let writes = 0;
+    const sink = {
+      releasesWrites: true,
+      async write(chunk: Uint8Array): Promise<void> {
+        buffers.add(chunk.buffer);
+        const copy = Buffer.from(chunk);
+        writes++;
+        await new Promise((r) => setTimeout(r, writes % 3 === 0 ? 5 : 0));
+        // Unchanged while the write was pending: nothing wrote into it meanwhile.
+        if (Buffer.compare(copy, Buffer.from(chunk)) !== 0) t.fail('a buffer was reused before its write resolved');
+        parts.push(copy);
+      },
+    };
+    await encodeSeries('json', 'ticks', fakeSeries(ticks) as Series<never>, { jsonEngine: 'native', jsonPieceRows: 700, parallelism }).writeTo(sink);
+    same(t, Buffer.concat(parts), await body('ticks', ticks, { jsonEngine: 'js', jsonPieceRows: 700 }), `${parallelism} in flight: the same bytes`);
+    t.ok(writes > 20, `${writes} pieces written`);
+    // The pool's buffers (parallelism + 1 at most) and the closing bracket's.
+    t.ok(buffers.size <= parallelism + 2, `${buffers.size} distinct buffers for ${writes} writes`);
+  }
+});
+
+t.test('jsonRowsInto: refuses a buffer smaller than the bound, and anything but a Uint8Array', async (t) => {
+  const c = tickChunk(0, 10);
+  const bound = addon.jsonRowsBound!('ticks', 10);
+  t.ok(bound > 0);
+  await t.rejects(async () => addon.jsonRowsInto!('ticks', c, 0, 10, true, Buffer.alloc(bound - 1)), /out holds \d+ bytes, \d+ needed/);
+  await t.rejects(async () => addon.jsonRowsInto!('ticks', c, 0, 10, true, new Float64Array(bound) as unknown as Uint8Array), /must be a Uint8Array/);
+  const out = Buffer.alloc(bound);
+  const n = await addon.jsonRowsInto!('ticks', c, 0, 10, true, out);
+  same(t, out.subarray(0, n), rowsJsonOf('ticks')(c, 0, 10, true), 'into the buffer: the same bytes');
+});
+
 t.test('whole bodies: native and js engines write the same bytes', async (t) => {
   const ticks = [tickChunk(0, 5000), tickChunk(5000, 0), tickChunk(5000, 1), edgeTicks(EDGE_DOUBLES), tickChunk(5001, 12_345)];
   const rates = [rateChunk(0, 3000), edgeRates(EDGE_DOUBLES), rateChunk(3000, 7)];

@@ -151,6 +151,8 @@ const MAX_BUFFERED_BODY = 1 << 20;
 const PIECE_BYTES = 64 * 1024;
 
 class UwsResponseAdapter implements HttpResponse {
+  /** write() resolves once every piece is with uWS, which copies what the socket did not take. */
+  readonly releasesWrites = true;
   aborted = false;
   headersSent = false;
   /** end()/send() reached uWS: the uWS response is no longer ours to touch. */
