@@ -150,28 +150,63 @@ function plan(entry: PartitionEntry | undefined, start: number, end: number, set
   return { throughMs, complete: throughMs === end - 1 };
 }
 
-/** Writes one partition from `open`'s series: a file when it has rows, none (and none left) when not. */
+/** A partition's series, opened and asked for its first rows (reading ahead), or why it could not be. */
+interface Started<C> {
+  readonly series: Promise<Series<C>>;
+  readonly first: Promise<C | null>;
+}
+
+/**
+ * Opens a partition's series and starts reading it: called for the next day while the current
+ * day's file is flushed and committed, so that the terminal (whose calls take turns) is never idle
+ * between two days. Never rejects unhandled: the rejection is seen when the day is written.
+ */
+function start<C extends { rows: number }>(open: () => Promise<Series<C>>): Started<C> {
+  const series = open().then((s) => {
+    s.setChunkRows?.(SYNC_CHUNK_ROWS);
+    s.readAhead?.(true);
+    return s;
+  });
+  const first = series.then((s) => firstChunk(s));
+  series.catch(() => undefined);
+  first.catch(() => undefined);
+  return { series, first };
+}
+
+/** Closes a started series that will not be written (a stop between two days). */
+function abandon<C>(started: Started<C> | undefined): void {
+  started?.series.then((s) => s.close(), () => undefined);
+}
+
+/**
+ * Writes one partition from a started series: a file when it has rows, none (and none left) when
+ * not. `drained` runs once every row is in the file and before it is flushed (the next day starts there).
+ */
 async function writePartition<C extends TickChunk | RateChunk>(
   ctx: SyncContext,
   dataset: Dataset,
   symbol: string,
   key: string,
-  open: () => Promise<Series<C>>,
+  started: Started<C>,
   onChunk: (rows: number, bytes: number, lastMs: number | undefined) => void,
+  drained: () => void = () => undefined,
 ): Promise<{ rows: number; bytes: number; unavailable: boolean }> {
   const file = partitionFile(ctx.root, dataset, symbol, key);
   let series: Series<C>;
+  let first: C | null;
   try {
-    series = await open();
+    series = await started.series;
+    first = await started.first;
   } catch (e) {
     // A range the terminal does not serve (before its history, beyond maxbars): recorded as such.
-    if (isTerminalError(e) && e.kind === 'not_found') return { rows: 0, bytes: 0, unavailable: true };
+    if (isTerminalError(e) && e.kind === 'not_found') {
+      drained();
+      return { rows: 0, bytes: 0, unavailable: true };
+    }
     throw e;
   }
-  series.setChunkRows?.(SYNC_CHUNK_ROWS);
-  series.readAhead?.(true);
-  const first = await firstChunk(series);
   if (first === null) {
+    drained();
     // Fetched and empty: no file (a refresh that finds a day emptied removes the old one).
     await unlink(file).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
@@ -191,6 +226,7 @@ async function writePartition<C extends TickChunk | RateChunk>(
     await encoded.writeTo(sink);
     const late = ctx.stopped();
     if (late) throw late;
+    drained();
     await sink.commit();
   } catch (e) {
     await sink.discard();
@@ -216,9 +252,9 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
       const progress = ctx.progress(`${symbol} ticks`, { fromMs: from, toMs: Math.min(dayStart(last) + DAY_MS - 1, settled) });
       let rows = 0;
       let bytes = 0;
+      // The days to pull, planned up front (writing one day changes no other day's entry).
+      const days: { d: number; key: string; todo: { throughMs: number; complete: boolean }; incremental: boolean }[] = [];
       for (let d = from; d <= last; d += DAY_MS) {
-        const stop = ctx.stopped();
-        if (stop) throw stop;
         const key = dayKey(d);
         const entry = ctx.manifest.symbols[symbol]?.ticks[key];
         const todo = plan(entry, d, d + DAY_MS, settled, refreshFrom);
@@ -226,15 +262,35 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
         // A day fetched before up to `through` (today, on a --follow pass): its file up to there and
         // only the newer ticks from the terminal, into a new file (unless --refresh reaches it).
         const incremental = entry !== undefined && !entry.complete && !entry.unavailable && entry.through !== undefined && d < refreshFrom;
-        const wrote = await writePartition<TickChunk>(ctx, 'ticks', symbol, key,
-          () => incremental
-            ? mixedTicks(ctx.terminal, ctx.root, ctx.manifest, symbol, d, todo.throughMs)
-            : ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL),
-          (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs));
-        rows += wrote.rows;
-        bytes += wrote.bytes;
-        if (wrote.rows > 0) totals.files++;
-        await record(ctx, symbol, 'ticks', key, wrote, todo);
+        days.push({ d, key, todo, incremental });
+      }
+      const startDay = (i: number): Started<TickChunk> => {
+        const { d, todo, incremental } = days[i]!;
+        return start(() =>
+          incremental ? mixedTicks(ctx.terminal, ctx.root, ctx.manifest, symbol, d, todo.throughMs) : ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL),
+        );
+      };
+      let next: Started<TickChunk> | undefined;
+      try {
+        for (let i = 0; i < days.length; i++) {
+          const stop = ctx.stopped();
+          if (stop) throw stop;
+          const { key, todo } = days[i]!;
+          const current = next ?? startDay(i);
+          next = undefined;
+          const wrote = await writePartition<TickChunk>(ctx, 'ticks', symbol, key, current,
+            (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs),
+            () => {
+              // This day's rows are all in; the next day's come while its file is flushed.
+              if (i + 1 < days.length && !ctx.stopped()) next = startDay(i + 1);
+            });
+          rows += wrote.rows;
+          bytes += wrote.bytes;
+          if (wrote.rows > 0) totals.files++;
+          await record(ctx, symbol, 'ticks', key, wrote, todo);
+        }
+      } finally {
+        abandon(next);
       }
       totals.rows += rows;
       totals.bytes += bytes;
@@ -256,7 +312,7 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
         const throughOpen = Math.min(end - MINUTE_MS, lastClosedBar);
         if (throughOpen < m) continue; // not one closed bar yet
         const wrote = await writePartition<RateChunk>(ctx, 'bars_m1', symbol, key,
-          () => ctx.terminal.copyRatesRange(symbol, TIMEFRAME_M1, m / 1000, throughOpen / 1000),
+          start(() => ctx.terminal.copyRatesRange(symbol, TIMEFRAME_M1, m / 1000, throughOpen / 1000)),
           (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs));
         rows += wrote.rows;
         bytes += wrote.bytes;
