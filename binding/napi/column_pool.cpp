@@ -12,14 +12,14 @@ std::mutex& pool_mutex() {
 size_t pooled_bytes = 0;  // guarded by pool_mutex()
 
 template <typename T>
-std::vector<std::vector<T>>& free_list() {
-  static std::vector<std::vector<T>> list;  // guarded by pool_mutex()
+std::vector<Column<T>>& free_list() {
+  static std::vector<Column<T>> list;  // guarded by pool_mutex()
   return list;
 }
 }  // namespace
 
 template <typename T>
-void ColumnPool<T>::give(std::vector<T>&& v) {
+void ColumnPool<T>::give(Column<T>&& v) {
   const size_t bytes = v.capacity() * sizeof(T);
   if (bytes < column_pool::kMinBytes) return;
   std::lock_guard<std::mutex> lock(pool_mutex());
@@ -30,11 +30,11 @@ void ColumnPool<T>::give(std::vector<T>&& v) {
 }
 
 template <typename T>
-std::vector<T> ColumnPool<T>::take() {
+Column<T> ColumnPool<T>::take() {
   std::lock_guard<std::mutex> lock(pool_mutex());
-  std::vector<std::vector<T>>& list = free_list<T>();
+  std::vector<Column<T>>& list = free_list<T>();
   if (list.empty()) return {};
-  std::vector<T> v = std::move(list.back());
+  Column<T> v = std::move(list.back());
   list.pop_back();
   pooled_bytes -= v.capacity() * sizeof(T);
   return v;

@@ -23,9 +23,9 @@ template <typename T>
 class ColumnPool {
  public:
   // Keeps v's storage if the budget allows (cleared, capacity kept); otherwise v frees it.
-  static void give(std::vector<T>&& v);
+  static void give(Column<T>&& v);
   // A cleared vector with pooled capacity, or an empty one.
-  static std::vector<T> take();
+  static Column<T> take();
 };
 
 extern template class ColumnPool<int64_t>;

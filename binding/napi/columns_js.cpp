@@ -21,15 +21,15 @@ template <> struct TypedArrayOf<int32_t> { static constexpr napi_typedarray_type
 // Reporting them again with AdjustExternalMemory double-counted and, measured, forced a full GC
 // on every large chunk (16 ms instead of ~0.1 ms per 10 M-row handoff).
 template <typename T>
-Napi::Value Column(Napi::Env env, std::vector<T>&& values) {
+Napi::Value Column(Napi::Env env, tradeapi::Column<T>&& values) {
   const size_t length = values.size();
   const size_t bytes = length * sizeof(T);
   Napi::ArrayBuffer buffer;
   if (length == 0) {
     buffer = Napi::ArrayBuffer::New(env, 0);
   } else {
-    auto* owned = new std::vector<T>(std::move(values));
-    buffer = Napi::ArrayBuffer::New(env, owned->data(), bytes, [](Napi::Env, void*, std::vector<T>* v) {
+    auto* owned = new tradeapi::Column<T>(std::move(values));
+    buffer = Napi::ArrayBuffer::New(env, owned->data(), bytes, [](Napi::Env, void*, tradeapi::Column<T>* v) {
       ColumnPool<T>::give(std::move(*v));
       delete v;
     },
