@@ -1,6 +1,6 @@
 // Module entry: createSimTerminal(config, {queueTimeoutMs}), createBridgeTerminal({host, port,
 // secret, ...}, {queueTimeoutMs}), the constants table, the native accept loop (startAcceptor), the
-// Parquet writer and the JSON series encoder (jsonRows).
+// Parquet writer and reader and the JSON series encoder (jsonRows).
 #include <napi.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "bridge/bridge_terminal.h"
 #include "json_js.h"
 #include "parquet_js.h"
+#include "parquet_reader_js.h"
 #include "sim/sim_terminal.h"
 #include "sim_config_js.h"
 #include "terminal/constants.h"
@@ -102,11 +103,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("constants", Constants(env));
   exports.Set("measureHandoff", Napi::Function::New(env, MeasureHandoff));
   exports.Set("ParquetWriter", DefineParquetWriter(env));
+  exports.Set("ParquetReader", DefineParquetReader(env));
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
-  exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
-  return exports;
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
+  exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
+  return exports;
 }
 
 }  // namespace

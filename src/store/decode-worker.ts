@@ -1,4 +1,5 @@
-// The store's decoding thread (reader.ts starts it): a stored day file read, decoded by
+// The store's decoding thread for parquet-wasm (reader.ts starts it when the addon's native reader
+// is not there or refuses the file, e.g. one written by another writer): a stored day file read, decoded by
 // parquet-wasm, clipped to a range and handed back as tick columns in buffers of their own
 // (transferred, not copied), `time` already back in seconds. Decoding off the main thread lets a
 // response encode and send one day while the next is decoded.

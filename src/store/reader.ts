@@ -1,14 +1,22 @@
-// A stored partition read back as series chunks, in time order, clipped to a range: the Parquet
-// file is decoded by parquet-wasm into Arrow record batches (64 K rows each) and each batch's
-// columns are handed on as the typed arrays a TickChunk holds (time back in seconds). Days of ticks
-// are decoded on a thread of their own (decode-worker.ts) so that the caller can decode the next
-// day while it sends the current one; M1 months (small) on the calling thread.
+// A stored partition read back as series chunks, in time order, clipped to a range.
+//
+// Native (the addon's ParquetReader, src/encode/parquet-native-reader.ts): the file's row groups
+// whose time_msc statistics meet the range are decoded on the libuv thread pool, straight into the
+// typed arrays a TickChunk / RateChunk holds (time back in seconds), and the edge row groups are
+// clipped as views. Decoding on the pool lets the caller decode the next day while it sends the
+// current one (store-terminal.ts starts the next days' decodes ahead, a bounded few).
+//
+// parquet-wasm, when the addon is not there or refuses the file (written by another writer: see
+// parquet_reader.h for what it reads): decoded into Arrow record batches (64 K rows each) whose
+// columns are handed on the same way; days of ticks on a thread of their own (decode-worker.ts),
+// M1 months (small) on the calling thread.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 import { tableFromIPC, type RecordBatch } from 'apache-arrow';
 
+import { loadNativeParquetReader, type NativeDecodedArrayName, type NativeDecodedColumn, type NativeParquetReader, type NativeParquetReaderAddon } from '../encode/parquet-native-reader.js';
 import type { RateChunk, TickChunk } from '../terminal/series.js';
 import { decodedTickColumns, lowerBound, msToSeconds, type DecodeReply, type DecodeRequest } from './decode-protocol.js';
 
@@ -44,8 +52,144 @@ async function decode(file: string): Promise<RecordBatch[] | undefined> {
   return tableFromIPC(pw.readParquet(bytes, { batchSize: BATCH_ROWS }).intoIPCStream()).batches;
 }
 
-/** The M1 bars of a stored month file, whole, as chunks of at most 64 K rows (time back in seconds); undefined when absent. */
-export async function decodeRates(file: string): Promise<RateChunk[] | undefined> {
+/**
+ * Which decoder reads stored files: 'auto' the native one when the addon has it and the file is
+ * one it reads, else parquet-wasm; 'native' or 'wasm' only that one (tests compare the two).
+ */
+export type StoreDecoder = 'auto' | 'native' | 'wasm';
+
+/** The typed array of each column of a stored file, as the terminal's chunks hold them. */
+const TICK_ARRAYS: Readonly<Record<keyof Omit<TickChunk, 'rows'>, NativeDecodedArrayName>> = {
+  time: 'BigInt64Array', bid: 'Float64Array', ask: 'Float64Array', last: 'Float64Array',
+  volume: 'BigUint64Array', time_msc: 'BigInt64Array', flags: 'Uint32Array', volume_real: 'Float64Array',
+};
+const RATE_ARRAYS: Readonly<Record<keyof Omit<RateChunk, 'rows'>, NativeDecodedArrayName>> = {
+  time: 'BigInt64Array', open: 'Float64Array', high: 'Float64Array', low: 'Float64Array',
+  close: 'Float64Array', tick_volume: 'BigUint64Array', spread: 'Int32Array', real_volume: 'BigUint64Array',
+};
+const MS_TO_SECONDS = ['time'] as const;
+
+/** The file opened by the native reader when it has every column as `arrays` says; undefined when not (parquet-wasm then). */
+function nativeReader(pq: NativeParquetReaderAddon, bytes: Uint8Array, arrays: Readonly<Record<string, NativeDecodedArrayName>>, strict: boolean): NativeParquetReader | undefined {
+  let reader: NativeParquetReader;
+  try {
+    reader = new pq.ParquetReader(bytes);
+  } catch (e) {
+    if (strict) throw e;
+    return undefined; // unsupported (another writer's file) or damaged: parquet-wasm reads it or says why
+  }
+  const have = new Map(reader.columns.map((c) => [c.name, c.array]));
+  for (const [name, array] of Object.entries(arrays)) {
+    if (have.get(name) !== array) {
+      if (strict) throw new Error(`stored partition: column ${name} is not a ${array} column`);
+      return undefined;
+    }
+  }
+  return reader;
+}
+
+/** Checks a decoded column's type and length (the addon's answer is trusted no further than this). */
+function typed<T extends NativeDecodedColumn>(columns: Record<string, NativeDecodedColumn>, name: string, type: new (n: number) => T, rows: number): T {
+  const c = columns[name];
+  if (!(c instanceof type) || c.length !== rows) throw new Error(`stored partition: column ${name} decoded as something else`);
+  return c;
+}
+
+/** The rows [lo, hi) of a tick chunk, as views. */
+function tickRows(c: TickChunk, lo: number, hi: number): TickChunk {
+  return lo === 0 && hi === c.rows ? c : {
+    rows: hi - lo, time: c.time.subarray(lo, hi), bid: c.bid.subarray(lo, hi), ask: c.ask.subarray(lo, hi), last: c.last.subarray(lo, hi),
+    volume: c.volume.subarray(lo, hi), time_msc: c.time_msc.subarray(lo, hi), flags: c.flags.subarray(lo, hi), volume_real: c.volume_real.subarray(lo, hi),
+  };
+}
+
+/**
+ * The ticks of a stored day file with fromMs <= time_msc <= toMs, decoded natively: the row groups
+ * whose statistics meet the range, all at once on the pool (a day is bounded; the caller keeps a
+ * bounded few days in flight), the edge ones clipped. Undefined when the native reader refuses the
+ * file (and not `strict`).
+ */
+async function decodeDayNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, fromMs: number, toMs: number, strict: boolean): Promise<TickChunk[] | undefined> {
+  const reader = nativeReader(pq, bytes, TICK_ARRAYS, strict);
+  if (!reader) return undefined;
+  const wanted: number[] = [];
+  reader.rowGroups.forEach((g, i) => {
+    // No statistics: decoded, and clipped like the others.
+    if (g.rows > 0 && !(g.maxTimeMsc !== undefined && g.maxTimeMsc < fromMs) && !(g.minTimeMsc !== undefined && g.minTimeMsc > toMs)) wanted.push(i);
+  });
+  let groups: Record<string, NativeDecodedColumn>[];
+  try {
+    groups = await Promise.all(wanted.map((i) => reader.decodeRowGroup(i, { msToSeconds: MS_TO_SECONDS })));
+  } catch (e) {
+    if (strict) throw e;
+    return undefined; // e.g. a data page V2 (or damage): parquet-wasm decides, nothing was handed on yet
+  }
+  const from = BigInt(fromMs);
+  const to = BigInt(toMs);
+  const out: TickChunk[] = [];
+  for (let k = 0; k < groups.length; k++) {
+    const g = groups[k]!;
+    const rows = reader.rowGroups[wanted[k]!]!.rows;
+    const c: TickChunk = {
+      rows,
+      time: typed(g, 'time', BigInt64Array, rows), bid: typed(g, 'bid', Float64Array, rows), ask: typed(g, 'ask', Float64Array, rows),
+      last: typed(g, 'last', Float64Array, rows), volume: typed(g, 'volume', BigUint64Array, rows), time_msc: typed(g, 'time_msc', BigInt64Array, rows),
+      flags: typed(g, 'flags', Uint32Array, rows), volume_real: typed(g, 'volume_real', Float64Array, rows),
+    };
+    // The same clipping as the wasm path's (decodedTickColumns): rows in time order across groups.
+    if ((c.time_msc[rows - 1] as bigint) < from) continue;
+    if ((c.time_msc[0] as bigint) > to) break;
+    const lo = lowerBound(c.time_msc, from);
+    const hi = lowerBound(c.time_msc, to + 1n);
+    if (hi > lo) out.push(tickRows(c, lo, hi));
+    if (hi < rows) break;
+  }
+  return out;
+}
+
+/** A stored month of M1 bars decoded natively, whole; undefined when the native reader refuses it (and not `strict`). */
+async function decodeRatesNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, strict: boolean): Promise<RateChunk[] | undefined> {
+  const reader = nativeReader(pq, bytes, RATE_ARRAYS, strict);
+  if (!reader) return undefined;
+  const wanted = reader.rowGroups.flatMap((g, i) => (g.rows > 0 ? [i] : []));
+  let groups: Record<string, NativeDecodedColumn>[];
+  try {
+    groups = await Promise.all(wanted.map((i) => reader.decodeRowGroup(i, { msToSeconds: MS_TO_SECONDS })));
+  } catch (e) {
+    if (strict) throw e;
+    return undefined;
+  }
+  return groups.map((g, k) => {
+    const rows = reader.rowGroups[wanted[k]!]!.rows;
+    return {
+      rows,
+      time: typed(g, 'time', BigInt64Array, rows), open: typed(g, 'open', Float64Array, rows), high: typed(g, 'high', Float64Array, rows),
+      low: typed(g, 'low', Float64Array, rows), close: typed(g, 'close', Float64Array, rows), tick_volume: typed(g, 'tick_volume', BigUint64Array, rows),
+      spread: typed(g, 'spread', Int32Array, rows), real_volume: typed(g, 'real_volume', BigUint64Array, rows),
+    };
+  });
+}
+
+/** The addon's reader for `decoder` ('native' without it: an error); null: parquet-wasm. */
+async function nativeFor(decoder: StoreDecoder): Promise<NativeParquetReaderAddon | null> {
+  if (decoder === 'wasm') return null;
+  const pq = await loadNativeParquetReader();
+  if (!pq && decoder === 'native') throw new Error('the native Parquet reader is not available (addon not loaded, or built before it)');
+  return pq;
+}
+
+/**
+ * The M1 bars of a stored month file, whole, as chunks (one per row group natively, of at most
+ * 64 K rows by parquet-wasm), time back in seconds; undefined when absent.
+ */
+export async function decodeRates(file: string, decoder: StoreDecoder = 'auto'): Promise<RateChunk[] | undefined> {
+  const pq = await nativeFor(decoder);
+  if (pq) {
+    const bytes = await bytesOf(file);
+    if (!bytes) return undefined;
+    const chunks = await decodeRatesNative(pq, bytes, decoder === 'native');
+    if (chunks) return chunks;
+  }
   const batches = await decode(file);
   if (!batches) return undefined;
   return batches.filter((b) => b.numRows > 0).map((batch) => {
@@ -169,10 +313,18 @@ class DecodePool {
 const thread = new DecodePool(availableParallelism() >= 4 ? 2 : 1);
 
 /**
- * The ticks of a stored day file with fromMs <= time_msc <= toMs, decoded off the main thread:
- * start it early (before the day is needed) and hand the promise to readTicks.
+ * The ticks of a stored day file with fromMs <= time_msc <= toMs, decoded off the main thread (on
+ * the thread pool natively, else on the decoding thread): start it early (before the day is
+ * needed) and hand the promise to readTicks.
  */
-export function decodeDay(file: string, fromMs: number, toMs: number): Promise<TickChunk[]> {
+export async function decodeDay(file: string, fromMs: number, toMs: number, decoder: StoreDecoder = 'auto'): Promise<TickChunk[]> {
+  const pq = await nativeFor(decoder);
+  if (pq) {
+    const bytes = await bytesOf(file);
+    if (!bytes) return [];
+    const chunks = await decodeDayNative(pq, bytes, fromMs, toMs, decoder === 'native');
+    if (chunks) return chunks;
+  }
   return thread.decode(file, fromMs, toMs);
 }
 
