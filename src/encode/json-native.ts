@@ -43,6 +43,9 @@ export interface NativeJsonSettings {
 
 const noop = (): void => undefined;
 
+/** Pieces written in buffers of their own before the pool is used (see PiecePool). */
+const POOL_AFTER_PIECES = 2;
+
 interface InFlight {
   readonly text: Promise<Uint8Array>;
   done: boolean;
@@ -88,6 +91,9 @@ export async function writeJsonNative(
   let first = true;
   const into = sink.releasesWrites === true && addon.jsonRowsInto && addon.jsonRowsBound ? addon.jsonRowsInto.bind(addon) : undefined;
   const pool = into ? new PiecePool(addon.jsonRowsBound!(layout.kind, pieceRows)) : undefined;
+  // The first pieces get buffers of their own, sized to their text: a small answer (most are one
+  // piece) does not pay for a pool buffer of a whole piece's bound (~1 MB for 4 K ticks).
+  let fresh = POOL_AFTER_PIECES;
 
   for (;;) {
     // Fill: hand pieces to the pool until `parallelism` are in flight, unless the oldest one is
@@ -108,7 +114,7 @@ export async function writeJsonNative(
       const to = Math.min(chunkRows, offset + pieceRows);
       // layout.rowsOf has checked the chunk's columns: the addon takes exactly these arrays.
       let entry: InFlight;
-      if (into && pool) {
+      if (into && pool && fresh-- <= 0) {
         const buffer = pool.take();
         const text = into(layout.kind, chunk, offset, to, first, buffer).then((n) => buffer.subarray(0, n));
         entry = { text, done: false, buffer };
