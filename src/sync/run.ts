@@ -66,7 +66,14 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
   private pending: C | null;
   private last = -1n;
 
-  constructor(first: C, private readonly inner: Series<C>, private readonly what: string, private readonly onChunk: (s: CheckedSeries<C>) => void) {
+  constructor(
+    first: C,
+    private readonly inner: Series<C>,
+    private readonly what: string,
+    private readonly onChunk: (s: CheckedSeries<C>) => void,
+    /** Once, when the terminal has handed over the last row (the encoder may still be at work). */
+    private onEnd: (() => void) | undefined = undefined,
+  ) {
     this.pending = first;
   }
 
@@ -78,7 +85,12 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
     } else {
       chunk = await this.inner.next();
     }
-    if (chunk === null) return null;
+    if (chunk === null) {
+      const onEnd = this.onEnd;
+      this.onEnd = undefined;
+      onEnd?.();
+      return null;
+    }
     const times = 'time_msc' in chunk ? chunk.time_msc : chunk.time;
     const strict = !('time_msc' in chunk); // bars: one per open time; ticks may share a millisecond
     for (let i = 0; i < chunk.rows; i++) {
@@ -180,7 +192,8 @@ function abandon<C>(started: Started<C> | undefined): void {
 
 /**
  * Writes one partition from a started series: a file when it has rows, none (and none left) when
- * not. `drained` runs once every row is in the file and before it is flushed (the next day starts there).
+ * not. `drained` runs once the terminal has handed over every row (the next day starts there,
+ * while this one's tail is encoded and its file flushed).
  */
 async function writePartition<C extends TickChunk | RateChunk>(
   ctx: SyncContext,
@@ -216,7 +229,15 @@ async function writePartition<C extends TickChunk | RateChunk>(
   await mkdir(path.dirname(file), { recursive: true });
   const sink = await AtomicFile.create(file, undefined);
   ctx.current = sink;
-  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs));
+  // The next partition is asked for as soon as this one's last row is in (the terminal's calls
+  // take turns: it fetches while this one's tail is encoded, flushed and committed).
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    drained();
+  };
+  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs), end);
   try {
     const stop = ctx.stopped();
     if (stop) sink.interrupt(stop);
@@ -226,7 +247,7 @@ async function writePartition<C extends TickChunk | RateChunk>(
     await encoded.writeTo(sink);
     const late = ctx.stopped();
     if (late) throw late;
-    drained();
+    end();
     await sink.commit();
   } catch (e) {
     await sink.discard();
@@ -281,7 +302,7 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
           const wrote = await writePartition<TickChunk>(ctx, 'ticks', symbol, key, current,
             (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs),
             () => {
-              // This day's rows are all in; the next day's come while its file is flushed.
+              // This day's rows are all in; the next day's come while it is finished and flushed.
               if (i + 1 < days.length && !ctx.stopped()) next = startDay(i + 1);
             });
           rows += wrote.rows;
