@@ -77,7 +77,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // TRADEAPI_STORE_WRITE=1: whole past days fetched from the terminal are written back (src/store/write-back.ts).
       write: config.storeWrite && {
         maxRows: config.storeWrite.maxRows,
-        onEvent: (e) => (e.kind === 'written' ? logger.info({ store, ...e }, 'store: day written back') : e.kind === 'failed' ? logger.warn({ store, ...e }, 'store: write-back failed') : logger.debug({ store, ...e }, 'store: day not written back')),
+        onEvent: (e) => {
+          const what = e.dataset === 'bars_m1' ? 'month of M1 bars' : 'day';
+          if (e.kind === 'written') logger.info({ store, ...e }, `store: ${what} written back`);
+          else if (e.kind === 'failed') logger.warn({ store, ...e }, 'store: write-back failed');
+          else logger.debug({ store, ...e }, `store: ${what} not written back`);
+        },
       },
     })
     : utc;

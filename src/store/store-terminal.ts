@@ -456,13 +456,37 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
     return { oldest, newest, missing: need, firstStored };
   };
 
+  /**
+   * The terminal's M1 bars of [fromS, toS] with their whole UTC months written back (write-back.ts),
+   * when writing is on and the store is this server's (or not filled yet); else the series as it is.
+   */
+  const recordedBars = async (symbol: string, timeframe: number, fromS: number, toS: number, series: Series<RateChunk>): Promise<Series<RateChunk>> => {
+    if (!writer || timeframe !== 1) return series;
+    const manifest = await usable();
+    if (manifest === undefined && (await manifests.get()) !== undefined) return series; // another server's store
+    const recorded = writer.recordBars(symbol, series, fromS, toS, { rows: w?.maxRows ?? 0 });
+    if (recorded === series) return series;
+    const out: Series<RateChunk> = {
+      ...recorded,
+      ...(series.source !== undefined ? { source: series.source } : {}),
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (let c = await recorded.next(); c !== null; c = await recorded.next()) yield c;
+        } finally {
+          recorded.close();
+        }
+      },
+    };
+    return out;
+  };
+
   const copyRatesRange = async (symbol: string, timeframe: number, fromS: number, toS: number, opts?: SeriesOptions): Promise<Series<RateChunk>> => {
     const plan = fromS <= toS ? await barPlan(symbol, timeframe) : undefined;
-    if (!plan) return terminal.copyRatesRange(symbol, timeframe, fromS, toS, opts);
+    if (!plan) return recordedBars(symbol, timeframe, fromS, toS, await terminal.copyRatesRange(symbol, timeframe, fromS, toS, opts));
     const segments = barSegments(plan.cover, plan.tf, clock, clock.toServerS(fromS), clock.toServerS(toS));
     if (segments.every((s) => s.source === 'terminal')) {
       const series = await terminal.copyRatesRange(symbol, timeframe, fromS, toS, opts);
-      return Object.assign(series, { source: describeBars(segments, plan.tf, clock) });
+      return recordedBars(symbol, timeframe, fromS, toS, Object.assign(series, { source: describeBars(segments, plan.tf, clock) }));
     }
     return barSeries(symbol, timeframe, plan.tf, segments, opts);
   };

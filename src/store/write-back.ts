@@ -1,11 +1,14 @@
 // TRADEAPI_STORE_WRITE=1: whole UTC days of ticks the gateway fetched from the terminal for a
-// /ticks/range answer are written back into the store, so the next request for them is answered
-// from it. What is written, and when:
+// /ticks/range answer, and whole UTC months of M1 bars for a /rates/range answer in TIMEFRAME_M1,
+// are written back into the store, so the next request for them is answered from it. What is
+// written, and when:
 //
 //   whole days   only days the request covered from 00:00:00.000 to 23:59:59.999 UTC, fetched
-//                with COPY_TICKS_ALL, streamed to the end (a request aborted midway writes nothing)
+//                with COPY_TICKS_ALL, streamed to the end (a request aborted midway writes nothing);
+//                for bars, only months whose every minute's bar opens inside the request
 //   past days    only days that ended SETTLE_MS before the terminal's last tick (its clock as far
-//                as it shows it): never today, never the forming day
+//                as it shows it): never today, never the forming day; a month of bars once its
+//                last bar has closed (the same SETTLE_MS after the month's end)
 //   bounded      a request holds at most `maxRows` ticks for writing (TRADEAPI_STORE_WRITE_MAX_ROWS);
 //                a day that does not fit is not written (the response is not affected)
 //   one writer   the store's lock is taken for the write; while a sync holds it, nothing is written
@@ -20,19 +23,21 @@ import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 import { encodeSeries } from '../encode/index.js';
-import type { Series, TickChunk } from '../terminal/series.js';
-import { DAY_MS, dayKey, partitionFile } from './layout.js';
+import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import { DAY_MS, dayKey, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from './layout.js';
 import { StoreBusyError, StoreLock } from './lock.js';
-import { checkIdentity, emptyManifest, readManifest, setEntry, writeManifest } from './manifest.js';
+import { checkIdentity, emptyManifest, readManifest, setEntry, writeManifest, type Manifest } from './manifest.js';
 import type { Part } from './mixed-series.js';
 
 /** A day is past once the terminal's clock is this far beyond its end (as `tradeapi sync` settles). */
 export const SETTLE_MS = 5_000;
 
-export type WriteEvent =
+/** `day` is the partition's key: a UTC day of ticks, or a UTC month (`2024-01`) of M1 bars (`dataset: 'bars_m1'`). */
+export type WriteEvent = (
   | { kind: 'written'; symbol: string; day: string; rows: number }
   | { kind: 'skipped'; symbol: string; day: string; why: string }
-  | { kind: 'failed'; symbol: string; day: string; error: string };
+  | { kind: 'failed'; symbol: string; day: string; error: string }
+) & { dataset?: Dataset };
 
 export interface WriteBackOptions {
   root: string;
@@ -64,10 +69,17 @@ function copyRows(c: TickChunk, a: number, b: number): TickChunk {
   };
 }
 
+function copyRateRows(c: RateChunk, a: number, b: number): RateChunk {
+  return {
+    rows: b - a, time: c.time.slice(a, b), open: c.open.slice(a, b), high: c.high.slice(a, b), low: c.low.slice(a, b), close: c.close.slice(a, b),
+    tick_volume: c.tick_volume.slice(a, b), spread: c.spread.slice(a, b), real_volume: c.real_volume.slice(a, b),
+  };
+}
+
 /** A series over chunks held in memory. */
-function heldSeries(chunks: TickChunk[]): Series<TickChunk> {
+function heldSeries<C>(chunks: C[]): Series<C> {
   let i = 0;
-  const next = (): Promise<TickChunk | null> => Promise.resolve(chunks[i++] ?? null);
+  const next = (): Promise<C | null> => Promise.resolve(chunks[i++] ?? null);
   return {
     next,
     close: () => void (i = chunks.length),
@@ -80,6 +92,14 @@ function heldSeries(chunks: TickChunk[]): Series<TickChunk> {
 interface HeldDay {
   start: number;
   chunks: TickChunk[];
+  rows: number;
+}
+
+interface HeldMonth {
+  /** ms, UTC */
+  start: number;
+  end: number;
+  chunks: RateChunk[];
   rows: number;
 }
 
@@ -141,7 +161,107 @@ export class StoreWriter {
       },
       ...(inner.setChunkRows ? { setChunkRows: (rows: number) => inner.setChunkRows?.(rows) } : {}),
       ...(inner.readAhead ? { readAhead: (on: boolean) => inner.readAhead?.(on) } : {}),
+      // Forwarded: the rows held for the write are copies (copyRows, taken in next() before the
+      // chunk is handed on), so the consumer's chunk itself is kept nowhere here.
     };
+  }
+
+  /**
+   * `inner` (the terminal's M1 bars opening in [fromS, toS], UTC seconds) passed on unchanged, with
+   * the bars of its whole UTC months held and written back once it has been read to its end.
+   */
+  recordBars(symbol: string, inner: Part<RateChunk>, fromS: number, toS: number, budget: { rows: number }): Part<RateChunk> {
+    const months: HeldMonth[] = [];
+    const fromMs = fromS * 1000;
+    for (let m = monthStart(fromMs) < fromMs ? nextMonthStart(fromMs) : monthStart(fromMs); nextMonthStart(m) - MINUTE_MS <= toS * 1000; m = nextMonthStart(m)) {
+      months.push({ start: m, end: nextMonthStart(m), chunks: [], rows: 0 });
+    }
+    if (months.length === 0) return inner;
+    let done = false;
+    const hold = (c: RateChunk): void => {
+      for (const month of months) {
+        if (month.rows < 0) continue;
+        const a = lowerBound(c.time, BigInt(month.start / 1000));
+        const b = lowerBound(c.time, BigInt(month.end / 1000));
+        if (b <= a) continue;
+        if (budget.rows < b - a) {
+          budget.rows += month.rows;
+          month.rows = -1;
+          month.chunks = [];
+          this.options.onEvent?.({ kind: 'skipped', symbol, day: monthKey(month.start), dataset: 'bars_m1', why: `more rows than TRADEAPI_STORE_WRITE_MAX_ROWS (${this.options.maxRows}) held for one request` });
+          continue;
+        }
+        budget.rows -= b - a;
+        month.rows += b - a;
+        month.chunks.push(copyRateRows(c, a, b));
+      }
+    };
+    return {
+      next: async () => {
+        const c = await inner.next();
+        if (c === null) {
+          if (!done) {
+            done = true;
+            const whole = months.filter((m) => m.rows >= 0);
+            if (whole.length > 0) this.queue = this.queue.then(() => this.writeMonths(symbol, whole)).catch((e: unknown) => {
+              for (const m of whole) this.options.onEvent?.({ kind: 'failed', symbol, day: monthKey(m.start), dataset: 'bars_m1', error: e instanceof Error ? e.message : String(e) });
+            });
+          }
+          return null;
+        }
+        if (c.rows > 0) hold(c);
+        return c;
+      },
+      close: () => {
+        done = true; // closed before its end: nothing is written
+        inner.close();
+      },
+      ...(inner.setChunkRows ? { setChunkRows: (rows: number) => inner.setChunkRows?.(rows) } : {}),
+      ...(inner.readAhead ? { readAhead: (on: boolean) => inner.readAhead?.(on) } : {}),
+    };
+  }
+
+  private async writeMonths(symbol: string, months: HeldMonth[]): Promise<void> {
+    const o = this.options;
+    const lastTick = await o.lastTickMs(symbol);
+    const past = months.filter((m) => m.end + SETTLE_MS < lastTick);
+    for (const m of months) if (!past.includes(m)) o.onEvent?.({ kind: 'skipped', symbol, day: monthKey(m.start), dataset: 'bars_m1', why: 'the month is not over on the terminal' });
+    if (past.length === 0) return;
+    await this.locked(past.map((m) => monthKey(m.start)), symbol, 'bars_m1', async (manifest) => {
+      for (const m of past) {
+        const key = monthKey(m.start);
+        if (manifest.symbols[symbol]?.bars_m1[key]?.complete) {
+          o.onEvent?.({ kind: 'skipped', symbol, day: key, dataset: 'bars_m1', why: 'the store holds it already' });
+          continue;
+        }
+        await writePartitionFile(o.root, 'bars_m1', symbol, key, m.chunks);
+        setEntry(manifest, symbol, 'bars_m1', key, { rows: m.rows, complete: true, fetched: new Date().toISOString() });
+        await writeManifest(o.root, manifest);
+        o.onEvent?.({ kind: 'written', symbol, day: key, dataset: 'bars_m1', rows: m.rows });
+      }
+    });
+  }
+
+  /** Runs `write` under the store's lock with its manifest (checked for this server and zone); skips all when a sync holds it. */
+  private async locked(keys: string[], symbol: string, dataset: Dataset, write: (manifest: Manifest) => Promise<void>): Promise<void> {
+    const o = this.options;
+    let lock: StoreLock;
+    try {
+      await mkdir(o.root, { recursive: true }); // a store not filled yet: the gateway starts it
+      lock = await StoreLock.acquire(o.root, { ownIsStale: false });
+    } catch (e) {
+      if (!(e instanceof StoreBusyError)) throw e;
+      for (const key of keys) o.onEvent?.({ kind: 'skipped', symbol, day: key, ...(dataset === 'ticks' ? {} : { dataset }), why: 'a sync holds the store' });
+      return;
+    }
+    try {
+      const server = await o.server();
+      const manifest = (await readManifest(o.root)) ?? emptyManifest(server, o.zone);
+      checkIdentity(manifest, server, o.zone, o.root);
+      await write(manifest);
+    } finally {
+      await lock.release();
+    }
   }
 
   private enqueue(symbol: string, days: HeldDay[]): void {
@@ -156,19 +276,7 @@ export class StoreWriter {
     const past = days.filter((d) => d.start + DAY_MS - 1 + SETTLE_MS < lastTick);
     for (const d of days) if (!past.includes(d)) o.onEvent?.({ kind: 'skipped', symbol, day: dayKey(d.start), why: 'the day is not over on the terminal' });
     if (past.length === 0) return;
-    let lock: StoreLock;
-    try {
-      await mkdir(o.root, { recursive: true }); // a store not filled yet: the gateway starts it
-      lock = await StoreLock.acquire(o.root, { ownIsStale: false });
-    } catch (e) {
-      if (!(e instanceof StoreBusyError)) throw e;
-      for (const d of past) o.onEvent?.({ kind: 'skipped', symbol, day: dayKey(d.start), why: 'a sync holds the store' });
-      return;
-    }
-    try {
-      const server = await o.server();
-      const manifest = (await readManifest(o.root)) ?? emptyManifest(server, o.zone);
-      checkIdentity(manifest, server, o.zone, o.root);
+    await this.locked(past.map((d) => dayKey(d.start)), symbol, 'ticks', async (manifest) => {
       for (const d of past) {
         const key = dayKey(d.start);
         const entry = manifest.symbols[symbol]?.ticks[key];
@@ -176,20 +284,18 @@ export class StoreWriter {
           o.onEvent?.({ kind: 'skipped', symbol, day: key, why: 'the store holds it already' });
           continue;
         }
-        await writeDay(o.root, symbol, key, d.chunks);
+        await writePartitionFile(o.root, 'ticks', symbol, key, d.chunks);
         setEntry(manifest, symbol, 'ticks', key, { rows: d.rows, complete: true, fetched: new Date().toISOString() });
         await writeManifest(o.root, manifest);
         o.onEvent?.({ kind: 'written', symbol, day: key, rows: d.rows });
       }
-    } finally {
-      await lock.release();
-    }
+    });
   }
 }
 
-/** One day's file, as `tradeapi sync` writes it (zstd Parquet through the same encoder), atomically; none for an empty day. */
-async function writeDay(root: string, symbol: string, key: string, chunks: TickChunk[]): Promise<void> {
-  const file = partitionFile(root, 'ticks', symbol, key);
+/** One partition's file, as `tradeapi sync` writes it (zstd Parquet through the same encoder), atomically; none for an empty one. */
+async function writePartitionFile(root: string, dataset: Dataset, symbol: string, key: string, chunks: TickChunk[] | RateChunk[]): Promise<void> {
+  const file = partitionFile(root, dataset, symbol, key);
   if (chunks.length === 0) {
     await unlink(file).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
@@ -202,7 +308,10 @@ async function writeDay(root: string, symbol: string, key: string, chunks: TickC
   await unlink(temp).catch(() => undefined); // ours, from an earlier write that failed to clean up
   const handle = await open(temp, 'wx');
   try {
-    await encodeSeries('parquet', 'ticks', heldSeries(chunks), { compression: 'zstd' }).writeTo({
+    const encoded = dataset === 'ticks'
+      ? encodeSeries('parquet', 'ticks', heldSeries(chunks as TickChunk[]), { compression: 'zstd' })
+      : encodeSeries('parquet', 'rates', heldSeries(chunks as RateChunk[]), { compression: 'zstd' });
+    await encoded.writeTo({
       write: async (bytes: Uint8Array) => {
         let off = 0;
         while (off < bytes.byteLength) off += (await handle.write(bytes, off, bytes.byteLength - off)).bytesWritten;

@@ -1,5 +1,5 @@
-// TRADEAPI_STORE_WRITE=1 (issue 26): whole past UTC days of ticks the gateway fetched from the
-// terminal are written into the store (atomically, the manifest after the file), and the next
+// TRADEAPI_STORE_WRITE=1 (issue 26): whole past UTC days of ticks (and whole past UTC months of
+// M1 bars) the gateway fetched from the terminal are written into the store (atomically, the manifest after the file), and the next
 // request takes them from it; never a partial day, never a day not over on the terminal, never
 // while a sync holds the lock, never beyond the row limit, never from a request aborted midway;
 // the settings' bad values refused. The simulator's clock is set: passes on any day and hour.
@@ -14,10 +14,10 @@ import { availableAdapters } from '../../src/http/adapters/index.js';
 import { partitionFile } from '../../src/store/layout.js';
 import { StoreLock } from '../../src/store/lock.js';
 import type { Manifest } from '../../src/store/manifest.js';
-import { readTicks } from '../../src/store/reader.js';
+import { decodeRates, readTicks } from '../../src/store/reader.js';
 import { withStore } from '../../src/store/store-terminal.js';
 import type { WriteEvent } from '../../src/store/write-back.js';
-import { openSimTerminal, type Series, type TickChunk } from '../../src/terminal/index.js';
+import { openSimTerminal, type RateChunk, type Series, type TickChunk } from '../../src/terminal/index.js';
 import { serve } from '../helpers/server.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-write-'));
@@ -98,6 +98,42 @@ await t.test('not written: a partial day, a day not over, an aborted request, th
   await lock.release();
   t.notOk(existsSync(path.join(root, 'manifest.json')), 'nothing recorded');
   t.same(readdirSync(root), [], 'no file written');
+});
+
+await t.test('whole past UTC months of M1 bars are written back, and served from the store after', async (t) => {
+  const root = path.join(dir, 'bars');
+  const { stored, events, settle } = storeWith(root);
+  const S = (iso: string): number => D(iso) / 1000;
+  const bars = async (series: Series<RateChunk>): Promise<string[]> => {
+    const out: string[] = [];
+    for await (const c of series) for (let i = 0; i < c.rows; i++) out.push(`${c.time[i]} ${c.open[i]} ${c.high[i]} ${c.low[i]} ${c.close[i]} ${c.tick_volume[i]} ${c.spread[i]} ${c.real_volume[i]}`);
+    return out;
+  };
+  // November from its 2nd (not whole), all of December, January up to the clock (not over).
+  const from = S('2023-11-02T00:00:00Z');
+  const to = S('2024-01-10T00:00:00Z');
+  const first = await bars(await stored.copyRatesRange('EURUSD', 1, from, to));
+  await settle(3);
+  t.same(events.map((e) => [e.kind, e.day, e.dataset]), [['written', '2023-12', 'bars_m1']], 'December only: November is not whole in the request, January not in it');
+  const m = manifestOf(root);
+  t.match(m.symbols.EURUSD?.bars_m1['2023-12'], { complete: true, rows: Number });
+  const file = partitionFile(root, 'bars_m1', 'EURUSD', '2023-12');
+  const chunks = (await decodeRates(file)) ?? [];
+  const fromFile: string[] = [];
+  for (const c of chunks) for (let i = 0; i < c.rows; i++) fromFile.push(`${c.time[i]} ${c.open[i]} ${c.high[i]} ${c.low[i]} ${c.close[i]} ${c.tick_volume[i]} ${c.spread[i]} ${c.real_volume[i]}`);
+  const december = await bars(await terminal.copyRatesRange('EURUSD', 1, S('2023-12-01T00:00:00Z'), S('2023-12-31T23:59:00Z')));
+  t.ok(december.length > 20_000, `${december.length} bars in December`);
+  t.same(fromFile, december, "the file holds the terminal's bars of the month, every field");
+  const again = await stored.copyRatesRange('EURUSD', 1, from, to);
+  t.match(again.source, /store=/, `the next request takes December from the store (${again.source})`);
+  t.same(await bars(again), first, 'the same bars');
+  // A month whose last bar has not closed on the terminal is not written; nor a request read halfway.
+  const partial = await stored.copyRatesRange('EURUSD', 1, S('2023-10-01T00:00:00Z'), S('2023-10-31T23:59:00Z'));
+  await partial.next();
+  partial.close();
+  await settle(4);
+  t.notOk(manifestOf(root).symbols.EURUSD?.bars_m1['2023-10'], 'a request closed before its end writes nothing');
+  t.same(temps(root), [], 'no temp file left');
 });
 
 await t.test('over HTTP with TRADEAPI_STORE_WRITE=1, and the settings refused', async (t) => {
