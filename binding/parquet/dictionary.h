@@ -37,12 +37,20 @@ class DictionaryBuilder {
  private:
   template <typename T, bool Scaled>
   bool build_typed(const std::vector<Segment>& segments, uint64_t scale, size_t limit);
-  void reset_table(size_t capacity);
+  // The slow path of a lookup: `key` is not in its home slot. Finds it further on, or adds it
+  // (false when that would exceed `limit`).
+  bool find_or_insert(uint64_t key, size_t home, size_t limit, uint32_t& index);
+  void reset_table(int bits);
   void grow();
 
+  // Open addressing with linear probing, power-of-two sized and kept sparse (dictionary.cpp), so
+  // that nearly every lookup finds its key in its home slot: one key compare, a predictable branch.
+  // An empty slot has index kEmpty and a filler key whose home slot is another one, so that a key
+  // equal to its home slot's key is always there (no emptiness test on the fast path).
+  static constexpr uint32_t kEmpty = UINT32_MAX;
   std::vector<uint64_t> keys_;
-  std::vector<uint32_t> slots_;  // index + 1 of the value in keys_[slot]; 0 = empty
-  size_t mask_ = 0;
+  std::vector<uint32_t> slots_;  // index of the value in keys_[slot], or kEmpty
+  int shift_ = 64;  // 64 - log2(keys_.size()): a key's home slot is its hash's top bits
   size_t size_ = 0;
   size_t width_ = 8;
   bool constant_ = false;

@@ -5,17 +5,25 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "parquet/compression.h"
 #include "parquet/delta_binary_packed.h"
+#include "parquet/dictionary.h"
 #include "parquet/parquet_writer.h"
 #include "parquet/thrift_compact.h"
+#include "sim/market.h"
+#include "sim/sim_time.h"
+#include "terminal/constants.h"
 
 namespace tradeapi::parquet {
 namespace {
@@ -384,7 +392,7 @@ TEST(RowGroup, ValuesStatisticsAndPages) {
 }
 
 // Decodes one dictionary-encoded column chunk back to its values (8-byte values).
-std::vector<uint64_t> dictionary_values(const EncodedRowGroup& g, size_t column, size_t rows, Codec codec) {
+std::vector<uint64_t> dictionary_values(const EncodedRowGroup& g, size_t column, size_t rows, Codec codec, size_t page_rows = 300) {
   const ColumnChunkMeta& m = g.meta.columns[column];
   EXPECT_GE(m.dictionary_page_offset, 0);
   Bytes dict;
@@ -394,8 +402,8 @@ std::vector<uint64_t> dictionary_values(const EncodedRowGroup& g, size_t column,
   std::vector<uint64_t> out;
   size_t left = rows;
   for (const Bytes& body : pages) {
-    for (uint32_t i : decode_indices(body, std::min<size_t>(left, 300))) out.push_back(values.at(i));
-    left -= std::min<size_t>(left, 300);
+    for (uint32_t i : decode_indices(body, std::min<size_t>(left, page_rows))) out.push_back(values.at(i));
+    left -= std::min<size_t>(left, page_rows);
   }
   return out;
 }
@@ -446,6 +454,241 @@ TEST(Dictionary, WideIndicesPackAcrossWords) {
   const std::vector<uint64_t> bid = dictionary_values(g, 1, n, options.codec);
   ASSERT_EQ(bid.size(), n);
   EXPECT_EQ(std::memcmp(bid.data(), t.bid.data(), n * 8), 0);
+}
+
+// The builder against a reference (first-seen order, keyed by bits) on keys chosen to stress the
+// table: its empty slots' filler keys (0, 1, 2...), -0.0 and NaN payloads, values that collide
+// in their home slots, enough distinct values to grow it several times, scale on int64 (wrapping,
+// so that distinct inputs may meet), 4-byte values, and exactly the limit / one over it.
+template <typename T>
+void expect_like_reference(DictionaryBuilder& dict, const std::vector<T>& input, uint64_t scale, size_t limit, size_t pieces = 3) {
+  std::vector<Segment> segments;
+  for (size_t p = 0; p < pieces; ++p) {  // several segments, some empty
+    const size_t from = input.size() * p / pieces, to = input.size() * (p + 1) / pieces;
+    segments.push_back({input.data() + from, to - from});
+  }
+  std::vector<T> values;
+  std::vector<uint32_t> indices;
+  {
+    std::map<T, uint32_t> seen;
+    for (T v : input) {
+      const T key = static_cast<T>(static_cast<uint64_t>(v) * scale);
+      auto it = seen.emplace(key, static_cast<uint32_t>(values.size())).first;
+      if (it->second == values.size()) values.push_back(key);
+      indices.push_back(it->second);
+    }
+  }
+  const bool fits = !input.empty() && values.size() <= limit && limit > 0;
+  ASSERT_EQ(dict.build(segments, input.size(), sizeof(T), scale, limit), fits) << values.size() << " distinct, limit " << limit;
+  if (!fits) return;
+  ASSERT_EQ(dict.size(), values.size());
+  ASSERT_EQ(dict.values_bytes(), values.size() * sizeof(T));
+  EXPECT_EQ(std::memcmp(dict.values(), values.data(), dict.values_bytes()), 0);
+  EXPECT_EQ(dict.constant(), values.size() == 1);
+  if (!dict.constant()) {
+    EXPECT_EQ(std::memcmp(dict.indices(), indices.data(), indices.size() * 4), 0);
+  }
+  EXPECT_GE(size_t{1} << dict.bit_width(), values.size());
+}
+
+TEST(Dictionary, BuilderMatchesReference) {
+  DictionaryBuilder dict;  // one builder throughout, as the writer's thread_local one
+  std::mt19937_64 rng(5);
+  {
+    std::vector<uint64_t> small;  // the filler keys and their neighbours, repeated in a shuffle
+    for (int r = 0; r < 50; ++r)
+      for (uint64_t v = 0; v < 40; ++v) small.push_back(v);
+    std::shuffle(small.begin(), small.end(), rng);
+    expect_like_reference(dict, small, 1, kDictionaryLimit);
+    small.insert(small.begin(), 0);  // 0 first
+    expect_like_reference(dict, small, 1, kDictionaryLimit);
+  }
+  {
+    std::vector<double> d;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int i = 0; i < 2000; ++i) {
+      uint64_t bits;
+      std::memcpy(&bits, &nan, 8);
+      bits |= static_cast<uint64_t>(i % 7);
+      double payload;
+      std::memcpy(&payload, &bits, 8);
+      const double choices[] = {0.0, -0.0, payload, -payload, std::numeric_limits<double>::infinity(), 1.10001, 1.10002};
+      d.push_back(choices[rng() % 7]);
+    }
+    std::vector<uint64_t> bits(d.size());
+    std::memcpy(bits.data(), d.data(), d.size() * 8);
+    expect_like_reference(dict, bits, 1, kDictionaryLimit);
+  }
+  {
+    // Keys that differ only in their top bits share low product bits: many home-slot collisions.
+    std::vector<uint64_t> top;
+    for (int i = 0; i < 5000; ++i) top.push_back((rng() % 600) << 52);
+    expect_like_reference(dict, top, 1, kDictionaryLimit);
+    // A price walk with thousands of distinct values: the table grows past its size thresholds.
+    std::vector<uint64_t> walk;
+    int64_t p = 108000;
+    for (int i = 0; i < 131072; ++i) {
+      p += static_cast<int64_t>(rng() % 61) - 30;
+      const double v = static_cast<double>(p) / 1e5;
+      uint64_t b;
+      std::memcpy(&b, &v, 8);
+      walk.push_back(b);
+    }
+    expect_like_reference(dict, walk, 1, kDictionaryLimit);
+    // All distinct: up to the limit, exactly at it, one over it.
+    std::vector<uint64_t> distinct(20000);
+    for (size_t i = 0; i < distinct.size(); ++i) distinct[i] = rng();
+    expect_like_reference(dict, distinct, 1, 20000);
+    expect_like_reference(dict, distinct, 1, 19999);
+    expect_like_reference(dict, distinct, 1, 0);
+    expect_like_reference(dict, std::vector<uint64_t>{}, 1, 10);
+    expect_like_reference(dict, walk, 1, kDictionaryLimit);  // after a fallback, all is reset
+  }
+  {
+    // int64 with scale: wrapping products, distinct inputs that meet (2^62 apart times 4).
+    std::vector<int64_t> t;
+    for (int i = 0; i < 3000; ++i) t.push_back(static_cast<int64_t>(rng() % 50) + (i % 2 ? (int64_t{1} << 62) : 0) - 25);
+    expect_like_reference(dict, t, 1000, kDictionaryLimit);
+    expect_like_reference(dict, t, 4, kDictionaryLimit);
+    expect_like_reference(dict, t, static_cast<uint64_t>(-7), kDictionaryLimit);
+    expect_like_reference(dict, std::vector<int64_t>(100, 3), 1000, kDictionaryLimit);  // constant, scaled
+  }
+  {
+    std::vector<uint32_t> u;
+    for (int i = 0; i < 4000; ++i) u.push_back(i % 3 == 0 ? 0x80000000u : static_cast<uint32_t>(rng() % 300));
+    expect_like_reference(dict, u, 1, kDictionaryLimit);
+    expect_like_reference(dict, std::vector<uint32_t>(77, 0u), 1, kDictionaryLimit);
+    expect_like_reference(dict, std::vector<uint32_t>{0u, 1u}, 1, 1);
+  }
+}
+
+// encode_dictionary_indices against a bit-at-a-time reference packer, byte for byte (zero padding
+// of the last group included), for every width and counts around multiples of 8; appended after
+// what the buffer already holds.
+TEST(Dictionary, IndicesPackEveryWidth) {
+  std::mt19937_64 rng(9);
+  for (int width = 1; width <= 32; ++width) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{7}, size_t{8}, size_t{9}, size_t{15}, size_t{16},
+                     size_t{17}, size_t{63}, size_t{64}, size_t{65}, size_t{1000}, size_t{1001}, size_t{4099}}) {
+      SCOPED_TRACE("width " + std::to_string(width) + ", " + std::to_string(n) + " values");
+      std::vector<uint32_t> indices(n);
+      const uint64_t bound = uint64_t{1} << width;
+      for (uint32_t& i : indices) i = static_cast<uint32_t>(rng() % bound);
+      if (n > 0) indices[0] = static_cast<uint32_t>(bound - 1);  // all ones
+      Bytes expected = {0xAB, 0xCD};
+      expected.push_back(static_cast<uint8_t>(width));
+      if (n > 0) {
+        const size_t groups = (n + 7) / 8;
+        const Bytes header = varint((groups << 1) | 1);
+        expected.insert(expected.end(), header.begin(), header.end());
+        const size_t at = expected.size();
+        expected.resize(at + groups * static_cast<size_t>(width), 0);
+        for (size_t i = 0; i < n; ++i)
+          for (int b = 0; b < width; ++b)
+            if ((indices[i] >> b) & 1) {
+              const size_t bit = i * static_cast<size_t>(width) + static_cast<size_t>(b);
+              expected[at + bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+            }
+      }
+      Bytes out = {0xAB, 0xCD};
+      encode_dictionary_indices(indices.data(), n, width, false, out);
+      ASSERT_EQ(out, expected);
+      EXPECT_EQ(decode_indices(Bytes(out.begin() + 2, out.end()), n), indices);
+    }
+  }
+  Bytes out;
+  encode_dictionary_indices(nullptr, 1000, 1, true, out);  // constant: one RLE run of index 0
+  EXPECT_EQ(decode_indices(out, 1000), std::vector<uint32_t>(1000, 0));
+  const uint32_t one = 0;
+  EXPECT_THROW(encode_dictionary_indices(&one, 1, 0, false, out), std::invalid_argument);
+  EXPECT_THROW(encode_dictionary_indices(&one, 1, 33, false, out), std::invalid_argument);
+}
+
+// Simulated EURUSD ticks (the market tests' simulator): 8 row groups of 128 K rows, zstd level 1.
+// Prints ns/row of the dictionary build of the bid / ask columns, of their indices' bit packing,
+// and of whole row groups with the dictionary on and off (best of a few rounds; no assertions on
+// time, only that the dictionary path round-trips).
+TEST(Dictionary, PerfSimulatedTicks) {
+  sim::SimConfig config;
+  config.seed = 42;
+  const int64_t day = sim::detail::days_from_civil(2024, 3, 15) * 86400;
+  config.now_ms = (day + 15 * 3600) * 1000;
+  config.history_start = sim::detail::days_from_civil(2023, 1, 1) * 86400;
+  config.symbols = {"EURUSD"};
+  config.demo_trades = false;
+  sim::Market mk(config);
+  const size_t group_rows = 131072, groups = 8, rows = group_rows * groups;
+  TickColumns all, part;
+  auto cursor = mk.ticks_range(*mk.find("EURUSD"), sim::detail::days_from_civil(2024, 2, 1) * 86400 * 1000, config.now_ms - 1, mt5::COPY_TICKS_ALL);
+  while (all.rows() < rows && cursor->next(1 << 16, part)) {
+    all.time.insert(all.time.end(), part.time.begin(), part.time.end());
+    all.bid.insert(all.bid.end(), part.bid.begin(), part.bid.end());
+    all.ask.insert(all.ask.end(), part.ask.begin(), part.ask.end());
+    all.last.insert(all.last.end(), part.last.begin(), part.last.end());
+    all.volume.insert(all.volume.end(), part.volume.begin(), part.volume.end());
+    all.time_msc.insert(all.time_msc.end(), part.time_msc.begin(), part.time_msc.end());
+    all.flags.insert(all.flags.end(), part.flags.begin(), part.flags.end());
+    all.volume_real.insert(all.volume_real.end(), part.volume_real.begin(), part.volume_real.end());
+  }
+  ASSERT_GE(all.rows(), rows);
+  auto input = [&](size_t g) {
+    RowGroupInput in;
+    const void* cols[] = {all.time.data(), all.bid.data(), all.ask.data(), all.last.data(), all.volume.data(), all.time_msc.data(), all.flags.data(), all.volume_real.data()};
+    const size_t sizes[] = {8, 8, 8, 8, 8, 8, 4, 8};
+    for (size_t c = 0; c < 8; ++c) in.columns.push_back({{static_cast<const uint8_t*>(cols[c]) + g * group_rows * sizes[c], group_rows}});
+    return in;
+  };
+  using clock = std::chrono::steady_clock;
+  auto ns = [](clock::duration d) { return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()); };
+  const Schema schema = tick_schema();
+  double best_build = 1e300, best_pack = 1e300, best_on = 1e300, best_off = 1e300;
+  size_t distinct = 0, bytes_on = 0, bytes_off = 0;
+  DictionaryBuilder dict;
+  std::vector<uint8_t> packed;
+  for (int round = 0; round < 5; ++round) {
+    double build = 0, pack = 0, on = 0, off = 0;
+    distinct = bytes_on = bytes_off = 0;
+    for (size_t g = 0; g < groups; ++g) {
+      for (const double* col : {all.bid.data(), all.ask.data()}) {
+        const std::vector<Segment> segs{{col + g * group_rows, group_rows}};
+        const auto t0 = clock::now();
+        ASSERT_TRUE(dict.build(segs, group_rows, 8, 1, kDictionaryLimit));
+        const auto t1 = clock::now();
+        packed.clear();
+        encode_dictionary_indices(dict.indices(), group_rows, dict.bit_width(), false, packed);
+        const auto t2 = clock::now();
+        build += ns(t1 - t0);
+        pack += ns(t2 - t1);
+        distinct += dict.size();
+      }
+      const RowGroupInput in = input(g);
+      WriterOptions options;
+      options.dictionary = true;
+      const auto t0 = clock::now();
+      const EncodedRowGroup a = encode_row_group(schema, options, in);
+      const auto t1 = clock::now();
+      options.dictionary = false;
+      const EncodedRowGroup b = encode_row_group(schema, options, in);
+      const auto t2 = clock::now();
+      on += ns(t1 - t0);
+      off += ns(t2 - t1);
+      bytes_on += a.bytes.size();
+      bytes_off += b.bytes.size();
+      if (round == 0) {  // the bid column decodes back to its bits
+        const std::vector<uint64_t> bid = dictionary_values(a, 1, group_rows, options.codec, group_rows);
+        ASSERT_EQ(bid.size(), group_rows);
+        ASSERT_EQ(std::memcmp(bid.data(), all.bid.data() + g * group_rows, group_rows * 8), 0);
+      }
+    }
+    best_build = std::min(best_build, build / static_cast<double>(2 * rows));
+    best_pack = std::min(best_pack, pack / static_cast<double>(2 * rows));
+    best_on = std::min(best_on, on / static_cast<double>(rows));
+    best_off = std::min(best_off, off / static_cast<double>(rows));
+  }
+  std::printf("[ perf     ] %zu EURUSD ticks, 128K-row groups, zstd 1: bid/ask dictionary build %.2f ns/value (%.0f distinct a chunk), "
+              "index packing %.2f ns/value\n", rows, best_build, static_cast<double>(distinct) / (2.0 * groups), best_pack);
+  std::printf("[ perf     ] row group: dictionary on %.1f ns/row (%.2f B/row), off %.1f ns/row (%.2f B/row)\n", best_on,
+              static_cast<double>(bytes_on) / static_cast<double>(rows), best_off, static_cast<double>(bytes_off) / static_cast<double>(rows));
 }
 
 TEST(RowGroup, RejectsInconsistentInput) {
