@@ -71,8 +71,6 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
     private readonly inner: Series<C>,
     private readonly what: string,
     private readonly onChunk: (s: CheckedSeries<C>) => void,
-    /** Once, when the terminal has handed over the last row (the encoder may still be at work). */
-    private onEnd: (() => void) | undefined = undefined,
   ) {
     this.pending = first;
   }
@@ -85,12 +83,7 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
     } else {
       chunk = await this.inner.next();
     }
-    if (chunk === null) {
-      const onEnd = this.onEnd;
-      this.onEnd = undefined;
-      onEnd?.();
-      return null;
-    }
+    if (chunk === null) return null;
     const times = 'time_msc' in chunk ? chunk.time_msc : chunk.time;
     const strict = !('time_msc' in chunk); // bars: one per open time; ticks may share a millisecond
     for (let i = 0; i < chunk.rows; i++) {
@@ -169,20 +162,121 @@ interface Started<C> {
 }
 
 /**
- * Opens a partition's series and starts reading it: called for the next day while the current
- * day's file is flushed and committed, so that the terminal (whose calls take turns) is never idle
- * between two days. Never rejects unhandled: the rejection is seen when the day is written.
+ * Opens a partition's series and starts reading it: called for the next day as soon as the current
+ * day's first rows came, so that the terminal (whose calls take turns) goes on to the next day as
+ * soon as it has sent this one, never idle between two days. Never rejects unhandled: the
+ * rejection is seen when the day is written.
  */
 function start<C extends { rows: number }>(open: () => Promise<Series<C>>): Started<C> {
-  const series = open().then((s) => {
-    s.setChunkRows?.(SYNC_CHUNK_ROWS);
-    s.readAhead?.(true);
-    return s;
-  });
+  const series = configured(open());
   const first = series.then((s) => firstChunk(s));
   series.catch(() => undefined);
   first.catch(() => undefined);
   return { series, first };
+}
+
+/** A series being opened, set to the sync's chunk size and to read ahead. */
+function configured<C>(opening: Promise<Series<C>>): Promise<Series<C>> {
+  return opening.then((s) => {
+    s.setChunkRows?.(SYNC_CHUNK_ROWS);
+    s.readAhead?.(true);
+    return s;
+  });
+}
+
+/** Whole days asked for in one range at most (see DayRun). */
+const RUN_DAYS = 7;
+
+/** First index at or after `from` whose time_msc is >= v (ascending). */
+function lowerBoundFrom(times: BigInt64Array, v: bigint, from: number): number {
+  let lo = from;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((times[mid] as bigint) < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Rows [a, b) of a chunk, as views (no copy). */
+function rowsOf(c: TickChunk, a: number, b: number): TickChunk {
+  return {
+    rows: b - a, time: c.time.subarray(a, b), bid: c.bid.subarray(a, b), ask: c.ask.subarray(a, b), last: c.last.subarray(a, b),
+    volume: c.volume.subarray(a, b), time_msc: c.time_msc.subarray(a, b), flags: c.flags.subarray(a, b), volume_real: c.volume_real.subarray(a, b),
+  };
+}
+
+/**
+ * One range of consecutive days from the terminal, cut into its days as it streams: day(start,
+ * end) is a series of the rows with start <= time_msc < end, as views of the range's chunks, and
+ * must be read to its end (or closed) before the next day is asked for. Closing a day leaves the
+ * range open; close() closes it. A range the terminal refuses (not_found: before its history) is
+ * asked for day by day instead, so that each day is recorded as the terminal answers it.
+ */
+class DayRun {
+  private chunk: TickChunk | null = null;
+  private at = 0;
+  private ended = false;
+
+  constructor(private readonly series: Promise<Series<TickChunk>>) {
+    series.catch(() => undefined);
+  }
+
+  day(start: number, end: number, alone: () => Promise<Series<TickChunk>>): Started<TickChunk> {
+    return startOpened(this.series.then(
+      (s) => this.part(s, BigInt(end)),
+      (e: unknown) => {
+        if (isTerminalError(e) && e.kind === 'not_found') return configured(alone());
+        throw e;
+      },
+    ));
+  }
+
+  close(): void {
+    this.series.then((s) => s.close(), () => undefined);
+  }
+
+  private part(range: Series<TickChunk>, end: bigint): Series<TickChunk> {
+    let closed = false;
+    const next = async (): Promise<TickChunk | null> => {
+      for (;;) {
+        if (closed) return null;
+        if (this.chunk === null || this.at >= this.chunk.rows) {
+          if (this.ended) return null;
+          const c = await range.next();
+          if (c === null) {
+            this.ended = true;
+            return null;
+          }
+          this.chunk = c;
+          this.at = 0;
+          continue;
+        }
+        const times = this.chunk.time_msc;
+        if ((times[this.at] as bigint) >= end) return null; // the next day's
+        const b = lowerBoundFrom(times, end, this.at);
+        const rows = rowsOf(this.chunk, this.at, b);
+        this.at = b;
+        return rows;
+      }
+    };
+    return {
+      next,
+      close: () => void (closed = true),
+      async *[Symbol.asyncIterator]() {
+        for (let c = await next(); c !== null; c = await next()) yield c;
+      },
+    };
+  }
+}
+
+/** As start(), for a series being opened already (a day of a range: nothing to configure). */
+function startOpened<C extends { rows: number }>(opened: Promise<Series<C>>): Started<C> {
+  const first = opened.then((s) => firstChunk(s));
+  opened.catch(() => undefined);
+  first.catch(() => undefined);
+  return { series: opened, first };
 }
 
 /** Closes a started series that will not be written (a stop between two days). */
@@ -192,8 +286,7 @@ function abandon<C>(started: Started<C> | undefined): void {
 
 /**
  * Writes one partition from a started series: a file when it has rows, none (and none left) when
- * not. `drained` runs once the terminal has handed over every row (the next day starts there,
- * while this one's tail is encoded and its file flushed).
+ * not. `begun` runs once the terminal has begun answering it (its first rows, or that it has none).
  */
 async function writePartition<C extends TickChunk | RateChunk>(
   ctx: SyncContext,
@@ -202,7 +295,7 @@ async function writePartition<C extends TickChunk | RateChunk>(
   key: string,
   started: Started<C>,
   onChunk: (rows: number, bytes: number, lastMs: number | undefined) => void,
-  drained: () => void = () => undefined,
+  begun: () => void = () => undefined,
 ): Promise<{ rows: number; bytes: number; unavailable: boolean }> {
   const file = partitionFile(ctx.root, dataset, symbol, key);
   let series: Series<C>;
@@ -213,13 +306,16 @@ async function writePartition<C extends TickChunk | RateChunk>(
   } catch (e) {
     // A range the terminal does not serve (before its history, beyond maxbars): recorded as such.
     if (isTerminalError(e) && e.kind === 'not_found') {
-      drained();
+      begun();
       return { rows: 0, bytes: 0, unavailable: true };
     }
     throw e;
   }
+  // The terminal has begun answering this partition: the next one is asked for now, so that the
+  // terminal (whose calls take turns) starts on it as soon as this one's last row is out, while
+  // these rows travel, are encoded and flushed. Two partitions in flight at most.
+  begun();
   if (first === null) {
-    drained();
     // Fetched and empty: no file (a refresh that finds a day emptied removes the old one).
     await unlink(file).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
@@ -229,15 +325,7 @@ async function writePartition<C extends TickChunk | RateChunk>(
   await mkdir(path.dirname(file), { recursive: true });
   const sink = await AtomicFile.create(file, undefined);
   ctx.current = sink;
-  // The next partition is asked for as soon as this one's last row is in (the terminal's calls
-  // take turns: it fetches while this one's tail is encoded, flushed and committed).
-  let ended = false;
-  const end = (): void => {
-    if (ended) return;
-    ended = true;
-    drained();
-  };
-  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs), end);
+  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs));
   try {
     const stop = ctx.stopped();
     if (stop) sink.interrupt(stop);
@@ -247,7 +335,6 @@ async function writePartition<C extends TickChunk | RateChunk>(
     await encoded.writeTo(sink);
     const late = ctx.stopped();
     if (late) throw late;
-    end();
     await sink.commit();
   } catch (e) {
     await sink.discard();
@@ -285,11 +372,35 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
         const incremental = entry !== undefined && !entry.complete && !entry.unavailable && entry.through !== undefined && d < refreshFrom;
         days.push({ d, key, todo, incremental });
       }
+      // Consecutive whole days are asked for as one range of at most RUN_DAYS days, cut into day
+      // files as it streams (DayRun): one call to the terminal instead of one a day, each paying
+      // the call's fixed cost and its first window's whole wait before its first row.
+      const runOf: number[] = []; // the index of the first day of day i's run
+      for (let i = 0; i < days.length; i++) {
+        const prev = days[i - 1];
+        const joins = prev !== undefined && !prev.incremental && !days[i]!.incremental && prev.todo.complete &&
+          days[i]!.d === prev.d + DAY_MS && i - runOf[i - 1]! < RUN_DAYS;
+        runOf.push(joins ? runOf[i - 1]! : i);
+      }
+      const runEnd = (i: number): number => {
+        let j = i;
+        while (j + 1 < days.length && runOf[j + 1] === runOf[i]) j++;
+        return j;
+      };
+      const open = new Map<number, DayRun>();
       const startDay = (i: number): Started<TickChunk> => {
         const { d, todo, incremental } = days[i]!;
-        return start(() =>
-          incremental ? mixedTicks(ctx.terminal, ctx.root, ctx.manifest, symbol, d, todo.throughMs) : ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL),
-        );
+        const dayRange = (): Promise<Series<TickChunk>> => ctx.terminal.copyTicksRange(symbol, d, todo.throughMs, COPY_TICKS_ALL);
+        if (incremental) return start(() => mixedTicks(ctx.terminal, ctx.root, ctx.manifest, symbol, d, todo.throughMs));
+        const first = runOf[i]!;
+        const last = runEnd(i);
+        if (last === first) return start(dayRange);
+        let run = open.get(first);
+        if (!run) {
+          run = new DayRun(configured(ctx.terminal.copyTicksRange(symbol, days[first]!.d, days[last]!.todo.throughMs, COPY_TICKS_ALL)));
+          open.set(first, run);
+        }
+        return run.day(d, d + DAY_MS, dayRange);
       };
       let next: Started<TickChunk> | undefined;
       try {
@@ -302,9 +413,14 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
           const wrote = await writePartition<TickChunk>(ctx, 'ticks', symbol, key, current,
             (r, b, lastMs) => progress.update(rows + r, bytes + b, lastMs),
             () => {
-              // This day's rows are all in; the next day's come while it is finished and flushed.
-              if (i + 1 < days.length && !ctx.stopped()) next = startDay(i + 1);
+              // This run's last day is coming: the terminal takes the next run's call once its rows
+              // are out. (Within a run, the run's own series reads ahead.)
+              if (i + 1 < days.length && runOf[i + 1] === i + 1 && !ctx.stopped()) next = startDay(i + 1);
             });
+          if (runEnd(i) === i) {
+            open.get(runOf[i]!)?.close();
+            open.delete(runOf[i]!);
+          }
           rows += wrote.rows;
           bytes += wrote.bytes;
           if (wrote.rows > 0) totals.files++;
@@ -312,6 +428,7 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
         }
       } finally {
         abandon(next);
+        for (const run of open.values()) run.close();
       }
       totals.rows += rows;
       totals.bytes += bytes;
