@@ -10,6 +10,7 @@
 #include "allocator.h"
 #include "args.h"
 #include "bridge/bridge_terminal.h"
+#include "columns_js.h"
 #include "json_js.h"
 #include "parquet_js.h"
 #include "parquet_reader_js.h"
@@ -108,6 +109,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
   exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
+  exports.Set("releaseColumns", Napi::Function::New(env, ReleaseColumns));
+  exports.Set("columnPoolStats", Napi::Function::New(env, ColumnPoolStats));
   return exports;
 }
 

@@ -10,6 +10,7 @@ std::mutex& pool_mutex() {
   return m;
 }
 size_t pooled_bytes = 0;  // guarded by pool_mutex()
+uint64_t reused = 0;       // guarded by pool_mutex()
 
 template <typename T>
 std::vector<Column<T>>& free_list() {
@@ -37,7 +38,13 @@ Column<T> ColumnPool<T>::take() {
   Column<T> v = std::move(list.back());
   list.pop_back();
   pooled_bytes -= v.capacity() * sizeof(T);
+  ++reused;
   return v;
+}
+
+column_pool::Stats column_pool::stats() {
+  std::lock_guard<std::mutex> lock(pool_mutex());
+  return {pooled_bytes, reused};
 }
 
 template class ColumnPool<int64_t>;

@@ -16,6 +16,13 @@ namespace tradeapi::napi {
 namespace column_pool {
 inline constexpr size_t kMaxBytes = size_t{64} << 20;
 inline constexpr size_t kMinBytes = size_t{64} << 10;  // smaller buffers come from malloc's arenas cheaply
+
+// For tests and benchmarks (the addon's columnPoolStats()): whether released columns really come back.
+struct Stats {
+  size_t pooled_bytes;  // capacity held in the free lists now
+  uint64_t reused;      // take() calls answered from a free list, since the process started
+};
+Stats stats();
 }  // namespace column_pool
 
 // One free list per element type (a buffer keeps its type: a vector's storage cannot change it).

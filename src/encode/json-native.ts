@@ -9,6 +9,7 @@
 // a series error nothing more is written, pieces still encoding are left to finish and dropped,
 // and the error propagates (series-encoder.ts closes the series).
 import type { Series } from '../terminal/series.js';
+import { ChunkReaders, releaserOf } from './chunk-holds.js';
 import type { SeriesChunk, SeriesKind, SeriesLayout } from './series-layout.js';
 import type { BodySink } from './types.js';
 
@@ -40,8 +41,6 @@ export interface NativeJsonSettings {
   readonly parallelism: number;
   readonly onRows?: (n: number) => void;
 }
-
-const noop = (): void => undefined;
 
 /** Pieces written in buffers of their own before the pool is used (see PiecePool). */
 const POOL_AFTER_PIECES = 2;
@@ -94,6 +93,10 @@ export async function writeJsonNative(
   // The first pieces get buffers of their own, sized to their text: a small answer (most are one
   // piece) does not pay for a pool buffer of a whole piece's bound (~1 MB for 4 K ticks).
   let fresh = POOL_AFTER_PIECES;
+  // A chunk is read by this loop until its last piece is cut, and by each piece until the pool
+  // thread has turned it into text (never a view of the chunk); then it is released.
+  const release = releaserOf(series);
+  let readers: ChunkReaders<SeriesChunk> | undefined;
 
   for (;;) {
     // Fill: hand pieces to the pool until `parallelism` are in flight, unless the oldest one is
@@ -109,6 +112,7 @@ export async function writeJsonNative(
         s.onRows?.(chunkRows);
         chunk = next;
         offset = 0;
+        readers = release && chunkRows > 0 ? new ChunkReaders(chunk, release) : undefined;
         continue;
       }
       const to = Math.min(chunkRows, offset + pieceRows);
@@ -122,14 +126,25 @@ export async function writeJsonNative(
         entry = { text: addon.jsonRows(layout.kind, chunk, offset, to, first), done: false };
       }
       const text = entry.text;
+      const read = readers;
+      read?.add();
+      // Settled either way, the pool thread is done reading the piece's rows.
+      const letGo = (): void => read?.drop();
       // Also keeps a piece that fails after we stopped (error elsewhere) from being an unhandled
       // rejection; a failure is seen when this piece's turn to be written comes.
-      text.then(() => (entry.done = true), noop);
+      text.then(() => {
+        entry.done = true;
+        letGo();
+      }, letGo);
       inFlight.push(entry);
       first = false;
       offset = to;
-      // A used-up chunk is referenced by its pieces only (freed once they are encoded).
-      if (offset >= chunkRows) chunk = null;
+      // A used-up chunk is referenced by its pieces only (freed, released, once they are encoded).
+      if (offset >= chunkRows) {
+        readers?.drop();
+        readers = undefined;
+        chunk = null;
+      }
     }
     const head = inFlight.shift();
     if (!head) break;

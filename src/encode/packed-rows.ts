@@ -7,6 +7,7 @@
 import { endianness } from 'node:os';
 
 import type { Series } from '../terminal/series.js';
+import { releaserOf } from './chunk-holds.js';
 import type { SeriesChunk, SeriesKind, SeriesLayout } from './series-layout.js';
 import type { BodySink } from './types.js';
 
@@ -57,10 +58,14 @@ export function packRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to:
 
 /** A series as packed rows, one write per chunk (each awaited: memory stays about one chunk). */
 export async function writePacked(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, onRows?: (n: number) => void): Promise<void> {
+  const release = releaserOf(series);
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
     const rows = layout.rowsOf(chunk);
     onRows?.(rows);
     if (rows === 0) continue;
-    await sink.write(packRows(layout.kind, chunk, 0, rows));
+    const packed = packRows(layout.kind, chunk, 0, rows);
+    // The rows are copied into `packed`: the chunk is read no more, whatever the sink keeps.
+    release?.(chunk);
+    await sink.write(packed);
   }
 }

@@ -20,6 +20,7 @@
 import os from 'node:os';
 
 import type { Series } from '../terminal/series.js';
+import { ChunkReaders, releaserOf } from './chunk-holds.js';
 import type { SeriesChunk, SeriesLayout } from './series-layout.js';
 import type { BodySink } from './types.js';
 
@@ -107,8 +108,6 @@ export interface NativeSeriesSettings {
   readonly onRows?: (n: number) => void;
 }
 
-const noop = (): void => undefined;
-
 interface InFlight {
   readonly bytes: Promise<Buffer>;
   done: boolean;
@@ -135,13 +134,28 @@ export async function writeParquetNative(
   let offset = 0;
   let ended = false;
   let wroteMagic = false;
+  // A chunk is read by this loop until its last slice is cut, and by every row group holding a
+  // slice of it until that group is encoded (groups span chunks, chunks span groups); then it is
+  // released. The groups' bytes are the writer's own, never views of a chunk.
+  const release = releaserOf(series);
+  let readers: ChunkReaders<SeriesChunk> | undefined;
+  let groupReaders: ChunkReaders<SeriesChunk>[] = [];
 
   const submit = (): void => {
     const bytes = writer.encodeRowGroup(slices);
     const entry: InFlight = { bytes, done: false };
+    const read = groupReaders;
+    groupReaders = [];
+    // Settled either way, the pool thread is done reading the group's slices.
+    const letGo = (): void => {
+      for (const r of read) r.drop();
+    };
     // The rejection handler also keeps a group that fails after we stopped (error elsewhere) from
     // being an unhandled rejection; a failure is seen when this group's turn to be written comes.
-    bytes.then(() => (entry.done = true), noop);
+    bytes.then(() => {
+      entry.done = true;
+      letGo();
+    }, letGo);
     inFlight.push(entry);
     slices = [];
     sliceRows = 0;
@@ -162,15 +176,24 @@ export async function writeParquetNative(
         s.onRows?.(chunkRows);
         chunk = next;
         offset = 0;
+        readers = release && chunkRows > 0 ? new ChunkReaders(chunk, release) : undefined;
         continue;
       }
       const take = Math.min(chunkRows - offset, s.rowGroupRows - sliceRows);
       slices.push([chunk, offset, offset + take]);
+      if (readers) {
+        readers.add();
+        groupReaders.push(readers);
+      }
       offset += take;
       sliceRows += take;
-      // A used-up chunk is referenced by its slices only, so it is freed once its group is encoded
-      // rather than held while the sink waits (a stalled peer would pin it).
-      if (offset >= chunkRows) chunk = null;
+      // A used-up chunk is referenced by its slices only, so it is freed (released) once its group
+      // is encoded rather than held while the sink waits (a stalled peer would pin it).
+      if (offset >= chunkRows) {
+        readers?.drop();
+        readers = undefined;
+        chunk = null;
+      }
       if (sliceRows === s.rowGroupRows) submit();
     }
     const head = inFlight.shift();

@@ -11,6 +11,7 @@
 // row groups encoded in parallel on the libuv pool, ~10x parquet-wasm), and parquet-wasm (snappy,
 // or when the addon is not loaded, or on request).
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import { releaserOf } from './chunk-holds.js';
 import { IpcStreamParts } from './ipc-stream-parts.js';
 import { loadNativeJson, writeJsonNative } from './json-native.js';
 import { rowsJsonOf } from './json-rows.js';
@@ -122,6 +123,7 @@ async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink
   }
   if (engine === 'native') throw new Error('the native JSON encoder is not available (addon not loaded)');
   const rowsJson = rowsJsonOf(layout.kind);
+  const release = releaserOf(series);
   let first = true;
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
     const rows = layout.rowsOf(chunk);
@@ -132,18 +134,26 @@ async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink
       first = false;
       await sink.write(bytes);
     }
+    // Every piece is text of its own: the chunk is read no more.
+    release?.(chunk);
   }
   await sink.write(Buffer.from(first ? '[]' : ']', 'latin1'));
 }
 
 async function writeArrow(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
   const ipc = new IpcStreamParts(layout.schema('arrow'));
+  // The batch's body parts are views of the chunk's own arrays (no copy): the chunk may be released
+  // only once the sink no longer reads what was written. uWS has copied or sent it when write()
+  // resolves; node's streams keep a reference to each written part until it is flushed, so there
+  // the chunk is left to the GC.
+  const release = sink.releasesWrites === true ? releaserOf(series) : undefined;
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
     const rows = layout.rowsOf(chunk);
     options.onRows?.(rows);
     if (rows === 0) continue;
     ipc.write(layout.batch(chunk, 'arrow'));
     for (const part of ipc.take()) await sink.write(part);
+    release?.(chunk);
   }
   ipc.finish();
   for (const part of ipc.take()) await sink.write(part);
@@ -192,6 +202,7 @@ async function writeParquetSeries(layout: SeriesLayout, series: Series<SeriesChu
 async function writeParquet(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
   const rowGroupRows = rowGroupRowsOf(options);
   const pw = await loadParquetWasm();
+  const release = releaserOf(series);
 
   // Take the first chunk before anything is set up: a series that fails at once fails cleanly.
   let chunk: SeriesChunk | null = await series.next();
@@ -247,7 +258,10 @@ async function writeParquet(layout: SeriesLayout, series: Series<SeriesChunk>, s
     const batch = layout.batch(chunk, 'parquet', offset, to);
     offset = to;
     batchesSent++;
-    return toWasmBatches(pw, batch);
+    const batches = toWasmBatches(pw, batch);
+    // The rows are in wasm memory now (copied through an IPC buffer): a used-up chunk is read no more.
+    if (offset >= chunkRows) release?.(chunk);
+    return batches;
   };
 
   const input = new ReadableStream<WasmRecordBatch>(

@@ -88,6 +88,11 @@ class CountingSeries<C extends TickChunk | RateChunk> implements Series<C> {
     this.inner.setChunkRows?.(rows);
   }
 
+  /** Forwarded: chunks pass unchanged and only their counts and times are kept. */
+  release(chunk: C): void {
+    this.inner.release?.(chunk);
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<C> {
     for (;;) {
       const chunk = await this.next();

@@ -251,6 +251,7 @@ async function firstRows<C extends TickChunk | RateChunk>(series: Series<C>, lim
   }
   let i = 0;
   const next = (): Promise<C | null> => Promise.resolve(chunks[i++] ?? null);
+  // No release: the chunks are held here until served (the inner series is closed already).
   return {
     more,
     series: {

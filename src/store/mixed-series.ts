@@ -11,6 +11,8 @@ export interface Part<C> {
   close(): void;
   setChunkRows?(rows: number): void;
   readAhead?(enabled: boolean): void;
+  /** As Series.release: only a part that hands on chunks it does not keep has it. */
+  release?(chunk: C): void;
 }
 
 export interface OpenContext {
@@ -24,7 +26,11 @@ export type Opener<C> = (ctx: OpenContext) => Promise<Part<C>> | Part<C>;
 
 export const DEFAULT_CHUNK_ROWS = 65_536;
 
-/** A part over an async generator (a stored file). */
+/**
+ * A part over an async generator (a stored file). No release: stored chunks are decoded into
+ * buffers of the reader's (some cached and served again, store-terminal.ts M1Months), never the
+ * terminal's, so there is nothing to give back early and nothing that may be detached.
+ */
 export function generatorPart<C>(gen: AsyncGenerator<C>): Part<C> {
   return {
     next: async () => {
@@ -53,6 +59,8 @@ export class MixedSeries<C extends { rows: number }> implements Series<C> {
   private ahead = false;
   private closed = false;
   private remaining: number;
+  /** The part each chunk handed on came from (and can release it), while the consumer holds the chunk. */
+  private readonly origin = new WeakMap<object, Part<C>>();
 
   constructor(readonly source: string, private readonly openers: readonly Opener<C>[], private readonly options: MixedOptions<C> = {}) {
     this.remaining = options.limit ?? Infinity;
@@ -94,11 +102,14 @@ export class MixedSeries<C extends { rows: number }> implements Series<C> {
         const cut = this.options.slice;
         if (!cut) throw new Error('a limited mixed series needs a slice function');
         const out = cut(chunk, this.remaining);
+        // The cut shares the chunk's buffers (views) and the chunk itself goes nowhere else.
+        if (this.current.release) this.origin.set(out, this.current);
         this.remaining = 0;
         this.close();
         return out;
       }
       this.remaining -= chunk.rows;
+      if (this.current.release) this.origin.set(chunk, this.current);
       return chunk;
     }
   }
@@ -117,6 +128,18 @@ export class MixedSeries<C extends { rows: number }> implements Series<C> {
   setChunkRows(rows: number): void {
     this.chunkRows = rows;
     this.current?.setChunkRows?.(rows);
+  }
+
+  /**
+   * Forwarded to the part the chunk came from (it may be closed by now: a terminal series' chunks
+   * outlive its cursor); nothing for chunks of parts without release (stored days). Parts pass
+   * chunks on (or cut views of them) and keep none; neither does this series.
+   */
+  release(chunk: C): void {
+    const part = this.origin.get(chunk);
+    if (!part) return;
+    this.origin.delete(chunk);
+    part.release?.(chunk);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<C> {

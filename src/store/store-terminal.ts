@@ -142,6 +142,8 @@ function untilMs(inner: Series<TickChunk>, toMs: number): Part<TickChunk> {
     close: () => inner.close(),
     setChunkRows: (rows) => inner.setChunkRows?.(rows),
     readAhead: (on) => inner.readAhead?.(on),
+    // Chunks pass on unchanged (the last one as views of its columns) and none is kept.
+    ...(inner.release ? { release: (c: TickChunk) => inner.release?.(c) } : {}),
   };
 }
 

@@ -76,7 +76,7 @@ function copyRateRows(c: RateChunk, a: number, b: number): RateChunk {
   };
 }
 
-/** A series over chunks held in memory. */
+/** A series over chunks held in memory (copies of our own: no release, nothing to give back). */
 function heldSeries<C>(chunks: C[]): Series<C> {
   let i = 0;
   const next = (): Promise<C | null> => Promise.resolve(chunks[i++] ?? null);
@@ -163,6 +163,7 @@ export class StoreWriter {
       ...(inner.readAhead ? { readAhead: (on: boolean) => inner.readAhead?.(on) } : {}),
       // Forwarded: the rows held for the write are copies (copyRows, taken in next() before the
       // chunk is handed on), so the consumer's chunk itself is kept nowhere here.
+      ...(inner.release ? { release: (c: TickChunk) => inner.release?.(c) } : {}),
     };
   }
 
@@ -218,6 +219,8 @@ export class StoreWriter {
       },
       ...(inner.setChunkRows ? { setChunkRows: (rows: number) => inner.setChunkRows?.(rows) } : {}),
       ...(inner.readAhead ? { readAhead: (on: boolean) => inner.readAhead?.(on) } : {}),
+      // Forwarded: the bars held for the write are copies (copyRateRows), as for ticks.
+      ...(inner.release ? { release: (c: RateChunk) => inner.release?.(c) } : {}),
     };
   }
 

@@ -105,6 +105,11 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
     this.inner.readAhead?.(enabled);
   }
 
+  /** Forwarded: chunks pass unchanged (only their times are read, in next()) and none is kept once handed on. */
+  release(chunk: C): void {
+    this.inner.release?.(chunk);
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<C> {
     for (;;) {
       const c = await this.next();

@@ -18,6 +18,11 @@ export interface OpenOptions {
   callTimeoutMs?: number;
 }
 
+/** The addon's releaseColumns bound to it, when it has one (a prebuild from before it has not: chunks are then left to the GC). */
+function releaseColumnsOf(): ((chunk: object) => number) | undefined {
+  return typeof addon.releaseColumns === 'function' ? addon.releaseColumns.bind(addon) : undefined;
+}
+
 /**
  * "Max bars in chart" of the embedded simulator unless the config says otherwise. MT5 refuses a
  * request of maxbars bars or more, so at the addon's default of 1 000 000 the API's documented
@@ -33,6 +38,7 @@ export function openSimTerminal(config: SimConfig = {}, options: OpenOptions = {
   const native = addon.createSimTerminal({ ...config, maxBars: config.maxBars ?? EMBEDDED_MAX_BARS }, { queueTimeoutMs: timeout });
   return new NativeTerminalFacade('sim', native, {
     callTimeoutMs: timeout,
+    releaseColumns: releaseColumnsOf(),
   });
 }
 
@@ -78,5 +84,5 @@ export function openBridgeTerminal(url: string, secret: string, options: BridgeO
   const timeout = callTimeoutMs ?? 30_000;
   const host = m[1]!.replace(/^\[(.*)\]$/, '$1');
   const native = addon.createBridgeTerminal({ ...bridge, host, port, secret }, { queueTimeoutMs: timeout, ...(queueLimit === undefined ? {} : { queueLimit }) });
-  return new NativeTerminalFacade('bridge', native, { callTimeoutMs: timeout });
+  return new NativeTerminalFacade('bridge', native, { callTimeoutMs: timeout, releaseColumns: releaseColumnsOf() });
 }

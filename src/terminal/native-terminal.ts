@@ -35,6 +35,8 @@ function toTerminalError(e: unknown): unknown {
 export interface NativeTerminalOptions {
   /** Bound on one call, queue wait included (default 30 s): the caller gets kind 'timeout'. */
   callTimeoutMs?: number;
+  /** The addon's releaseColumns, which the series' release() calls (Series.release); without it release() does nothing. */
+  releaseColumns?: ((chunk: object) => unknown) | undefined;
 }
 
 class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
@@ -49,6 +51,7 @@ class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
     private readonly native: NativeSeries,
     private chunkRows: number,
     private readonly call: <T>(p: () => Promise<unknown>) => Promise<T>,
+    private readonly releaseColumns?: (chunk: object) => unknown,
   ) {}
 
   async next(): Promise<C | null> {
@@ -98,6 +101,15 @@ class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
     this.native.close();
   }
 
+  /**
+   * Every chunk's columns are buffers of the addon's (columns_js.cpp): detached and back in its pool
+   * at once. Also after close(): the chunks outlive the cursor. A chunk of another origin, or one
+   * released already, is left as it is.
+   */
+  release(chunk: C): void {
+    this.releaseColumns?.(chunk);
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<C> {
     try {
       for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) yield chunk;
@@ -111,12 +123,15 @@ export class NativeTerminalFacade implements Terminal {
   private readonly timeoutMs: number;
   readonly bridgeStatus?: () => Promise<BridgeStatus>;
 
+  private readonly releaseColumns: ((chunk: object) => unknown) | undefined;
+
   constructor(
     readonly kind: string,
     private readonly native: NativeTerminal,
     options: NativeTerminalOptions = {},
   ) {
     this.timeoutMs = options.callTimeoutMs ?? 30_000;
+    this.releaseColumns = options.releaseColumns;
     if (kind === 'bridge') {
       this.bridgeStatus = () => this.call<BridgeStatus>(() => this.native.bridgeStatus() ?? Promise.reject(new Error('not a bridge terminal')));
     }
@@ -143,7 +158,7 @@ export class NativeTerminalFacade implements Terminal {
   private async series<C extends { rows: number }>(open: () => Promise<NativeSeries>, opts?: SeriesOptions): Promise<Series<C>> {
     const chunkRows = Math.min(Math.max(1, Math.floor(opts?.chunkRows ?? DEFAULT_CHUNK_ROWS)), MAX_CHUNK_ROWS);
     const native = await this.call<NativeSeries>(open);
-    return new NativeSeriesIterator<C>(native, chunkRows, (p) => this.call(p));
+    return new NativeSeriesIterator<C>(native, chunkRows, (p) => this.call(p), this.releaseColumns);
   }
 
   version(): Promise<Version> { return this.call(() => this.native.version()); }

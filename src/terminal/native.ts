@@ -124,6 +124,27 @@ export interface NativeAddon {
    * descriptors arrives in one onSockets call, which owns them. null where there is none (Windows).
    */
   startAcceptor(listenFd: number, onSockets: (fds: number[]) => void): { stop(): void } | null;
+  /**
+   * Detaches the typed arrays of a series chunk that the addon made and gives their storage back to
+   * its column pool at once (binding/napi/columns_js.h); other arrays are left alone. Returns the
+   * bytes given back. Only once nothing reads the chunk any more. Absent in addons built before it.
+   */
+  releaseColumns?(chunk: object): number;
+  /** The column pool's state (tests, benchmarks). */
+  columnPoolStats?(): ColumnPoolStats;
+}
+
+export interface ColumnPoolStats {
+  /** Capacity in the pool's free lists. */
+  pooledBytes: number;
+  /** Columns made from pooled storage, since the process started. */
+  reused: number;
+  /** Columns released (releaseColumns), since the process started. */
+  released: number;
+  /** Columns handed to JS and neither released nor freed by the GC (this thread). */
+  live: number;
+  /** Columns whose buffer's finalizer has not run yet (released ones included, until it runs). */
+  holders: number;
 }
 
 const load = require('node-gyp-build') as (dir: string) => unknown;

@@ -61,6 +61,11 @@ class UtcSeries<C extends { rows: number; time: BigInt64Array; time_msc?: BigInt
     this.inner.setChunkRows?.(rows);
   }
 
+  /** Forwarded: the chunk handed on is the inner series' own (converted in place), and none is kept here. */
+  release(chunk: C): void {
+    this.inner.release?.(chunk);
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<C> {
     try {
       for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) yield chunk;
