@@ -19,9 +19,9 @@ export interface DecodeReply {
   error?: string;
 }
 
-/** First index in `times` (ascending) whose value is >= v. */
-export function lowerBound(times: BigInt64Array, v: bigint): number {
-  let lo = 0;
+/** First index at or after `from` in `times` (ascending) whose value is >= v. */
+export function lowerBound(times: BigInt64Array, v: bigint, from = 0): number {
+  let lo = from;
   let hi = times.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

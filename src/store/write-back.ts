@@ -27,6 +27,7 @@ import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import { DAY_MS, dayKey, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from './layout.js';
 import { StoreBusyError, StoreLock } from './lock.js';
 import { checkIdentity, emptyManifest, readManifest, setEntry, writeManifest, type Manifest } from './manifest.js';
+import { lowerBound } from './decode-protocol.js';
 import type { Part } from './mixed-series.js';
 
 /** A day is past once the terminal's clock is this far beyond its end (as `tradeapi sync` settles). */
@@ -48,18 +49,6 @@ export interface WriteBackOptions {
   /** The terminal's last tick time of `symbol` (ms, UTC): days ending SETTLE_MS before it are past. */
   lastTickMs: (symbol: string) => Promise<number>;
   onEvent?: (e: WriteEvent) => void;
-}
-
-/** First index in `times` (ascending) whose value is >= v. */
-function lowerBound(times: BigInt64Array, v: bigint): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((times[mid] as bigint) < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function copyRows(c: TickChunk, a: number, b: number): TickChunk {

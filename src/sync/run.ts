@@ -24,6 +24,7 @@ import { ConfigError, loadTerminalSettings, type Env } from '../config/index.js'
 import { encodeSeries } from '../encode/index.js';
 import { AtomicFile } from '../export/atomic-file.js';
 import { Progress, type ProgressStream } from '../export/progress.js';
+import { lowerBound } from '../store/decode-protocol.js';
 import { DAY_MS, dayKey, dayStart, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from '../store/layout.js';
 import { StoreBusyError, StoreLock } from '../store/lock.js';
 import { checkIdentity, emptyManifest, readManifest, setEntry, StoreMismatchError, writeManifest, type Manifest, type PartitionEntry } from '../store/manifest.js';
@@ -192,18 +193,6 @@ function configured<C>(opening: Promise<Series<C>>): Promise<Series<C>> {
 /** Whole days asked for in one range at most (see DayRun). */
 const RUN_DAYS = 7;
 
-/** First index at or after `from` whose time_msc is >= v (ascending). */
-function lowerBoundFrom(times: BigInt64Array, v: bigint, from: number): number {
-  let lo = from;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((times[mid] as bigint) < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Rows [a, b) of a chunk, as views (no copy). */
 function rowsOf(c: TickChunk, a: number, b: number): TickChunk {
   return {
@@ -260,7 +249,7 @@ class DayRun {
         }
         const times = this.chunk.time_msc;
         if ((times[this.at] as bigint) >= end) return null; // the next day's
-        const b = lowerBoundFrom(times, end, this.at);
+        const b = lowerBound(times, end, this.at);
         const rows = rowsOf(this.chunk, this.at, b);
         this.at = b;
         return rows;
