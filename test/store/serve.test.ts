@@ -31,8 +31,13 @@ t.equal(code, 0, 'the store is filled');
 const terminal = openSimTerminal();
 t.teardown(() => terminal.close());
 const adapter = availableAdapters()[0]!;
-const withStore = await serve(t, adapter, terminal, { TRADEAPI_STORE: store });
-const plain = await serve(t, adapter, terminal);
+// The clients (fetch) and the servers share this process, and decoding a Parquet answer between two
+// requests blocks it for seconds on a loaded machine: long enough to pass the servers' 5 s keep-alive,
+// when the next request on the idle connection races the server's close of it (ECONNRESET, seen in
+// CI). A long keep-alive leaves the closing to the client, which does it between requests.
+const KEEP = { TRADEAPI_KEEPALIVE_TIMEOUT_MS: '120000' };
+const withStore = await serve(t, adapter, terminal, { TRADEAPI_STORE: store, ...KEEP });
+const plain = await serve(t, adapter, terminal, KEEP);
 
 async function parquetTable(bytes: Uint8Array): Promise<Table> {
   const pw = await import('parquet-wasm');
