@@ -80,6 +80,7 @@ function heldSeries<C>(chunks: C[]): Series<C> {
 
 interface HeldDay {
   start: number;
+  end: number;
   chunks: TickChunk[];
   rows: number;
 }
@@ -109,51 +110,14 @@ export class StoreWriter {
   record(symbol: string, inner: Part<TickChunk>, fromMs: number, toMs: number, budget: { rows: number }): Part<TickChunk> {
     const first = Math.ceil(fromMs / DAY_MS) * DAY_MS;
     const days: HeldDay[] = [];
-    for (let d = first; d + DAY_MS - 1 <= toMs; d += DAY_MS) days.push({ start: d, chunks: [], rows: 0 });
-    if (days.length === 0) return inner;
-    let done = false;
-    const hold = (c: TickChunk): void => {
-      for (const day of days) {
-        if (day.rows < 0) continue; // over the budget: dropped
-        const a = lowerBound(c.time_msc, BigInt(day.start));
-        const b = lowerBound(c.time_msc, BigInt(day.start + DAY_MS));
-        if (b <= a) continue;
-        if (budget.rows < b - a) {
-          budget.rows += day.rows; // what it held goes back: the day is not written
-          day.rows = -1;
-          day.chunks = [];
-          this.options.onEvent?.({ kind: 'skipped', symbol, day: dayKey(day.start), why: `more ticks than TRADEAPI_STORE_WRITE_MAX_ROWS (${this.options.maxRows}) held for one request` });
-          continue;
-        }
-        budget.rows -= b - a;
-        day.rows += b - a;
-        day.chunks.push(copyRows(c, a, b));
-      }
-    };
-    return {
-      next: async () => {
-        const c = await inner.next();
-        if (c === null) {
-          if (!done) {
-            done = true;
-            const whole = days.filter((d) => d.rows >= 0);
-            if (whole.length > 0) this.enqueue(symbol, whole);
-          }
-          return null;
-        }
-        if (c.rows > 0) hold(c);
-        return c;
-      },
-      close: () => {
-        done = true; // closed before its end: nothing is written
-        inner.close();
-      },
-      ...(inner.setChunkRows ? { setChunkRows: (rows: number) => inner.setChunkRows?.(rows) } : {}),
-      ...(inner.readAhead ? { readAhead: (on: boolean) => inner.readAhead?.(on) } : {}),
-      // Forwarded: the rows held for the write are copies (copyRows, taken in next() before the
-      // chunk is handed on), so the consumer's chunk itself is kept nowhere here.
-      ...(inner.release ? { release: (c: TickChunk) => inner.release?.(c) } : {}),
-    };
+    for (let d = first; d + DAY_MS - 1 <= toMs; d += DAY_MS) days.push({ start: d, end: d + DAY_MS, chunks: [], rows: 0 });
+    return this.hold(inner, days, budget, {
+      times: (c) => c.time_msc,
+      msPerUnit: 1,
+      copy: copyRows,
+      overBudget: (d) => this.options.onEvent?.({ kind: 'skipped', symbol, day: dayKey(d.start), why: `more ticks than TRADEAPI_STORE_WRITE_MAX_ROWS (${this.options.maxRows}) held for one request` }),
+      ended: (whole) => this.enqueue(symbol, whole),
+    });
   }
 
   /**
@@ -166,24 +130,50 @@ export class StoreWriter {
     for (let m = monthStart(fromMs) < fromMs ? nextMonthStart(fromMs) : monthStart(fromMs); nextMonthStart(m) - MINUTE_MS <= toS * 1000; m = nextMonthStart(m)) {
       months.push({ start: m, end: nextMonthStart(m), chunks: [], rows: 0 });
     }
-    if (months.length === 0) return inner;
+    return this.hold(inner, months, budget, {
+      times: (c) => c.time,
+      msPerUnit: 1000,
+      copy: copyRateRows,
+      overBudget: (m) => this.options.onEvent?.({ kind: 'skipped', symbol, day: monthKey(m.start), dataset: 'bars_m1', why: `more rows than TRADEAPI_STORE_WRITE_MAX_ROWS (${this.options.maxRows}) held for one request` }),
+      ended: (whole) => {
+        this.queue = this.queue.then(() => this.writeMonths(symbol, whole)).catch((e: unknown) => {
+          for (const m of whole) this.options.onEvent?.({ kind: 'failed', symbol, day: monthKey(m.start), dataset: 'bars_m1', error: e instanceof Error ? e.message : String(e) });
+        });
+      },
+    });
+  }
+
+  /**
+   * `inner` passed on unchanged, with the rows of each partition (ms, [start, start + its span))
+   * held as copies within the request's budget (a partition over it is dropped, what it held given
+   * back), and `ended` told the whole ones once `inner` has been read to its end; a close before
+   * that writes nothing. Release is forwarded: what is held are copies, no chunk is kept.
+   */
+  private hold<C extends { rows: number }, P extends { start: number; end: number; chunks: C[]; rows: number }>(
+    inner: Part<C>,
+    parts: P[],
+    budget: { rows: number },
+    how: { times: (c: C) => BigInt64Array; msPerUnit: number; copy: (c: C, a: number, b: number) => C; overBudget: (p: P) => void; ended: (whole: P[]) => void },
+  ): Part<C> {
+    if (parts.length === 0) return inner;
     let done = false;
-    const hold = (c: RateChunk): void => {
-      for (const month of months) {
-        if (month.rows < 0) continue;
-        const a = lowerBound(c.time, BigInt(month.start / 1000));
-        const b = lowerBound(c.time, BigInt(month.end / 1000));
+    const take = (c: C): void => {
+      const times = how.times(c);
+      for (const p of parts) {
+        if (p.rows < 0) continue; // over the budget: dropped
+        const a = lowerBound(times, BigInt(p.start / how.msPerUnit));
+        const b = lowerBound(times, BigInt(p.end / how.msPerUnit));
         if (b <= a) continue;
         if (budget.rows < b - a) {
-          budget.rows += month.rows;
-          month.rows = -1;
-          month.chunks = [];
-          this.options.onEvent?.({ kind: 'skipped', symbol, day: monthKey(month.start), dataset: 'bars_m1', why: `more rows than TRADEAPI_STORE_WRITE_MAX_ROWS (${this.options.maxRows}) held for one request` });
+          budget.rows += p.rows; // what it held goes back: the partition is not written
+          p.rows = -1;
+          p.chunks = [];
+          how.overBudget(p);
           continue;
         }
         budget.rows -= b - a;
-        month.rows += b - a;
-        month.chunks.push(copyRateRows(c, a, b));
+        p.rows += b - a;
+        p.chunks.push(how.copy(c, a, b));
       }
     };
     return {
@@ -192,14 +182,12 @@ export class StoreWriter {
         if (c === null) {
           if (!done) {
             done = true;
-            const whole = months.filter((m) => m.rows >= 0);
-            if (whole.length > 0) this.queue = this.queue.then(() => this.writeMonths(symbol, whole)).catch((e: unknown) => {
-              for (const m of whole) this.options.onEvent?.({ kind: 'failed', symbol, day: monthKey(m.start), dataset: 'bars_m1', error: e instanceof Error ? e.message : String(e) });
-            });
+            const whole = parts.filter((p) => p.rows >= 0);
+            if (whole.length > 0) how.ended(whole);
           }
           return null;
         }
-        if (c.rows > 0) hold(c);
+        if (c.rows > 0) take(c);
         return c;
       },
       close: () => {
@@ -208,8 +196,7 @@ export class StoreWriter {
       },
       ...(inner.setChunkRows ? { setChunkRows: (rows: number) => inner.setChunkRows?.(rows) } : {}),
       ...(inner.readAhead ? { readAhead: (on: boolean) => inner.readAhead?.(on) } : {}),
-      // Forwarded: the bars held for the write are copies (copyRateRows), as for ticks.
-      ...(inner.release ? { release: (c: RateChunk) => inner.release?.(c) } : {}),
+      ...(inner.release ? { release: (c: C) => inner.release?.(c) } : {}),
     };
   }
 
