@@ -144,16 +144,23 @@ async function writeArrow(layout: SeriesLayout, series: Series<SeriesChunk>, sin
   const ipc = new IpcStreamParts(layout.schema('arrow'));
   // The batch's body parts are views of the chunk's own arrays (no copy): the chunk may be released
   // only once the sink no longer reads what was written. uWS has copied or sent it when write()
-  // resolves; node's streams keep a reference to each written part until it is flushed, so there
-  // the chunk is left to the GC.
-  const release = sink.releasesWrites === true ? releaserOf(series) : undefined;
+  // resolves; node's streams keep a reference to each written part until its write callback, which
+  // afterWritten waits for. Released at once, 600 MB of chunks per 10 M ticks no longer count as
+  // V8 external memory (on node:http they set off mark-compacts: ~0.1 CPU-s per such pull).
+  const release = releaserOf(series);
+  const afterWritten = sink.releasesWrites === true ? undefined : sink.afterWritten?.bind(sink);
+  const releaseOnce = release && (sink.releasesWrites === true || afterWritten) ? release : undefined;
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
     const rows = layout.rowsOf(chunk);
     options.onRows?.(rows);
     if (rows === 0) continue;
     ipc.write(layout.batch(chunk, 'arrow'));
     for (const part of ipc.take()) await sink.write(part);
-    release?.(chunk);
+    if (releaseOnce) {
+      const taken = chunk;
+      if (afterWritten) afterWritten(() => releaseOnce(taken));
+      else releaseOnce(taken);
+    }
   }
   ipc.finish();
   for (const part of ipc.take()) await sink.write(part);

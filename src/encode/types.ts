@@ -24,6 +24,12 @@ export interface BodySink {
    * must be a buffer of its own.
    */
   readonly releasesWrites?: boolean;
+  /**
+   * Where writes are not released when they resolve (node's streams): runs `fn` once the transport
+   * has taken every chunk written so far (handed to the kernel), after which none of them is read
+   * again. It may never run (the connection failed first): only a chunk's early release hangs on it.
+   */
+  afterWritten?(fn: () => void): void;
 }
 
 /** A ready-to-send body: its media type and a function that writes all of it to a sink. */

@@ -34,6 +34,8 @@ export interface HttpResponse {
    * once is copied into its own buffer), so the chunk's buffer may be reused; see BodySink.
    */
   readonly releasesWrites?: boolean;
+  /** See BodySink.afterWritten (node: the write callbacks, which node runs in order). */
+  afterWritten?(fn: () => void): void;
   /** Finishes a streamed body. */
   end(): void;
   /** Closes the connection at once, so a streamed body ends without a valid terminator. */

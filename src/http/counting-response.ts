@@ -30,6 +30,7 @@ export function countingResponse(res: HttpResponse, head = false): CountingRespo
     get releasesWrites() {
       return res.releasesWrites === true;
     },
+    ...(res.afterWritten ? { afterWritten: res.afterWritten.bind(res) } : {}),
     end: () => res.end(),
     abort: () => res.abort(),
     onAborted: (listener) => res.onAborted(listener),

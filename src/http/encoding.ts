@@ -3,7 +3,7 @@ import { encodeObject, encodeRecords, encodeSeries, loadNativeJson } from '../en
 import type { BodySink, Encoded, Format } from '../encode/types.js';
 import type { HttpResponse } from './adapter.js';
 import type { Reply } from './route.js';
-import { SendTimeoutError, STREAM_CHUNK_ROWS, STREAM_JSON_PIECE_ROWS, STREAM_ROW_GROUP_ROWS } from './streams.js';
+import { ARROW_STREAM_CHUNK_ROWS, SendTimeoutError, STREAM_CHUNK_ROWS, STREAM_JSON_PIECE_ROWS, STREAM_ROW_GROUP_ROWS } from './streams.js';
 
 type DataReply = Exclude<Reply, { kind: 'json' } | { kind: 'bytes' } | { kind: 'events' } | { kind: 'websocket' } | { kind: 'web' }>;
 
@@ -23,7 +23,7 @@ export async function encodeReply(format: Format, reply: DataReply, busy = false
       // Arrow, native Parquet and native JSON leave the main thread nearly idle per chunk: overlap production.
       reply.series.readAhead?.(!busy && (format !== 'json' || (await loadNativeJson()) !== null));
       // Small chunks and row groups bound what a stream holds while its peer is not reading (streams.ts).
-      reply.series.setChunkRows?.(STREAM_CHUNK_ROWS);
+      reply.series.setChunkRows?.(format === 'arrow' && !busy ? ARROW_STREAM_CHUNK_ROWS : STREAM_CHUNK_ROWS);
       const options = {
         compression: reply.compression,
         rowGroupRows: STREAM_ROW_GROUP_ROWS,
@@ -63,12 +63,16 @@ export class StreamingSink implements BodySink {
     return this.res.releasesWrites === true;
   }
 
+  readonly afterWritten?: (fn: () => void) => void;
+
   constructor(
     private readonly res: HttpResponse,
     private readonly status: number,
     private readonly headers: Readonly<Record<string, string>>,
     private readonly sendTimeoutMs: number,
-  ) {}
+  ) {
+    if (res.afterWritten) this.afterWritten = res.afterWritten.bind(res);
+  }
 
   write(chunk: Uint8Array): Promise<void> {
     if (!this.started) {

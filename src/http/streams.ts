@@ -3,7 +3,8 @@
 // life; past the cap the request gets 503 with Retry-After instead of a stream.
 //
 // Memory per stream while the peer reads nothing is bounded by construction: chunks of
-// STREAM_CHUNK_ROWS rows (~1 MB of ticks or bars) come from the terminal only when the encoder asks
+// STREAM_CHUNK_ROWS rows (~1 MB of ticks or bars; Arrow on a server that is not busy:
+// ARROW_STREAM_CHUNK_ROWS, ~4 MB) come from the terminal only when the encoder asks
 // for the next one, at most READ_AHEAD_CHUNKS (4) more are read ahead (Arrow, Parquet, JSON), Parquet row groups of
 // STREAM_ROW_GROUP_ROWS rows (~1 MB raw, ~70 KB encoded) are encoding at most `parallelism` at a
 // time (one when more streams than cores run), JSON pieces likewise (json-native.ts), and the
@@ -16,6 +17,15 @@ import os from 'node:os';
  * Arrow 1.78 s vs 1.63 s, one noisy run each), and a quarter of the memory held per stalled stream.
  */
 export const STREAM_CHUNK_ROWS = 16_384;
+/**
+ * Rows per chunk of an Arrow stream while no more streams run than there are cores (~4 MB of
+ * ticks, a record batch each). Arrow does nothing per row in JS, so the cost per chunk decides:
+ * the terminal's hand-off, the simulator's two-thread split and ~10 writes. Measured on 10 M ticks
+ * over node:http with curl (issue 24): 16 K rows 0.50 s, 32 K 0.37–0.44 s, 64 K 0.34–0.37 s, 96 K
+ * and 128 K 0.55–0.60 s (a chunk outgrows the 2 MB L2 cache and its pool buffers). Busy servers
+ * stay at STREAM_CHUNK_ROWS: four chunks read ahead per stream times many streams is memory.
+ */
+export const ARROW_STREAM_CHUNK_ROWS = 65_536;
 /**
  * Parquet row group rows for an HTTP stream: one chunk, so that a stream waiting for its next chunk
  * holds no raw rows at all. Files ~3 % larger than with 128 K-row groups (10 M ticks: 40.4 vs

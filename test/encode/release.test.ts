@@ -1,7 +1,8 @@
 // The encoders release each chunk of the addon's series once nothing reads it any more
 // (Series.release), and the bodies stay byte for byte what they are without release, through a sink
 // that releases its writes (as uWS) and one that keeps references to them until the end (as
-// node:http). Arrow hands the sink views of the chunk, so it releases only through the former.
+// node:http). Arrow hands the sink views of the chunk, so it releases only through the former, or
+// once a sink that keeps them says they were flushed (afterWritten, as node:http's write callbacks).
 import t from 'tap';
 
 import { encodeSeries, type Format, type SeriesEncodeOptions } from '../../src/encode/index.js';
@@ -65,6 +66,47 @@ function keepingSink(): TestSink {
   };
 }
 
+/**
+ * As node:http: the written chunks are kept (no copy) until "flushed" a turn later, and
+ * afterWritten runs its callbacks only after the flush of every write made before it. A chunk
+ * released before its bytes were flushed would be copied empty: the body would differ.
+ */
+function flushingSink(): TestSink & { early: () => number } {
+  const parts: Buffer[] = [];
+  let pending: Uint8Array[] = [];
+  let waiters: Array<{ upTo: number; fn: () => void }> = [];
+  let written = 0;
+  let flushed = 0;
+  let early = 0;
+  const flush = (): void => {
+    for (const chunk of pending) parts.push(Buffer.from(chunk));
+    flushed += pending.length;
+    pending = [];
+    const ready = waiters.filter((w) => w.upTo <= flushed);
+    waiters = waiters.filter((w) => w.upTo > flushed);
+    for (const w of ready) w.fn();
+  };
+  return {
+    write(chunk) {
+      pending.push(chunk);
+      written++;
+      setImmediate(flush); // a later turn, as the kernel takes the bytes
+      return Promise.resolve();
+    },
+    afterWritten(fn) {
+      if (flushed >= written) {
+        early++;
+        fn();
+      } else waiters.push({ upTo: written, fn });
+    },
+    body: () => {
+      flush();
+      return Buffer.concat(parts);
+    },
+    early: () => early,
+  };
+}
+
 const CASES: readonly { name: string; format: Format; options?: SeriesEncodeOptions; keepingReleases: boolean }[] = [
   { name: 'JSON (native)', format: 'json', keepingReleases: true },
   { name: 'JSON (js)', format: 'json', options: { jsonEngine: 'js' }, keepingReleases: true },
@@ -100,6 +142,14 @@ for (const c of CASES) {
     const viaKeeping = await encode(true, keepingSink());
     t.ok(viaKeeping.body.equals(plain.body), 'keeping sink: same bytes');
     t.equal(viaKeeping.released, c.keepingReleases ? chunks * 8 : 0, c.keepingReleases ? 'keeping sink: released (the body holds no view of a chunk)' : 'keeping sink: nothing released (the body holds views of the chunks)');
+
+    const flushing = flushingSink();
+    const before = released();
+    await encodeSeries(c.format, 'ticks', await ticks(true), options).writeTo(flushing);
+    const body = flushing.body(); // flushes what is left, running the last callbacks
+    t.ok(body.equals(plain.body), 'flushing sink (afterWritten): same bytes');
+    t.equal(released() - before, chunks * 8, 'flushing sink: every chunk released');
+    if (c.format === 'arrow') t.ok(flushing.early() < chunks, `Arrow waited for the flush of its chunks (${flushing.early()} of ${chunks} were flushed already)`);
   });
 }
 

@@ -103,6 +103,23 @@ class NodeResponse implements HttpResponse {
   private preempted = false;
   private drainWaiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
   private abortListeners: Array<() => void> = [];
+  /** Writes handed to node, and those whose callback ran (node runs them in order). */
+  private issued = 0;
+  private taken = 0;
+  /** afterWritten() callers, each with the count of writes it waits for. */
+  private takenWaiters: Array<{ writes: number; fn: () => void }> = [];
+  private writeFailed = false;
+  private readonly onTaken = (error?: Error | null): void => {
+    // A failed write (socket torn down) may come back before libuv is done with its buffer: from
+    // then on nothing is released early, the GC frees those chunks.
+    if (error) {
+      this.writeFailed = true;
+      this.takenWaiters = [];
+    }
+    if (this.writeFailed) return;
+    this.taken++;
+    while (this.takenWaiters.length > 0 && this.takenWaiters[0]!.writes <= this.taken) this.takenWaiters.shift()!.fn();
+  };
 
   constructor(private readonly res: http.ServerResponse) {
     res.on('drain', () => {
@@ -139,10 +156,22 @@ class NodeResponse implements HttpResponse {
 
   write(chunk: Uint8Array): Promise<void> {
     if (this.aborted) return Promise.reject(new ClientGoneError());
-    if (this.res.write(chunk)) return Promise.resolve();
+    this.issued++;
+    if (this.res.write(chunk, this.onTaken)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.drainWaiter = { resolve, reject };
     });
+  }
+
+  /**
+   * node keeps a reference to each written chunk until its write callback runs (the bytes are with
+   * the kernel then, or the write failed and nothing reads them again). A callback that never runs
+   * (the socket is torn down mid-write) leaves `fn` waiting: its chunk is then freed by the GC.
+   */
+  afterWritten(fn: () => void): void {
+    if (this.writeFailed || this.aborted) return;
+    if (this.taken >= this.issued) fn();
+    else this.takenWaiters.push({ writes: this.issued, fn });
   }
 
   end(): void {
