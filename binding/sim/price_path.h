@@ -18,8 +18,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <climits>
 #include <memory>
 #include <vector>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
 
 #include "../terminal/constants.h"
 #include "hash.h"
@@ -88,6 +93,10 @@ class PricePath {
   void emit(int64_t minute, double a0, double a1, Sink& sink) const;
 
  private:
+  // emit() for symbols with (kTrades) or without exchange trades: the quote-only loop, most
+  // symbols', then has no trade logic and no data-dependent branch left.
+  template <bool kTrades, typename Sink>
+  void emit_ticks(int64_t minute, double a0, double a1, Sink& sink) const;
   uint64_t minute_hash(int64_t utc_minute) const {
     return mix64(minute_key_ + static_cast<uint64_t>(utc_minute) * 0x9E3779B97F4A7C15ull);
   }
@@ -145,8 +154,101 @@ inline double exp_variate(uint64_t h) {
   return v > 0 ? v : 0.0;
 }
 
+// What pass 2 of PricePath::emit computes each tick's quote from (see there).
+struct QuoteInputs {
+  const double* gaps;
+  const uint64_t* bits;
+  const double* dev;
+  const double* dslope;
+  double norm, a_pts, slope, spread_base;
+  int64_t first_ms;
+};
+
+constexpr double kSegPerMs = static_cast<double>(PricePath::kSegments) / static_cast<double>(kMinuteMs);
+
+// Ticks [from, to): the reference computation, in 64-bit integers. Tick 0's gap is 0, so its
+// offset is first_ms, as the formula gives every tick.
+inline void quotes_one_by_one(const QuoteInputs& q, int from, int to, int64_t* offs, int64_t* bids, int64_t* spreads) {
+  for (int i = from; i < to; ++i) {
+    const int64_t off = q.first_ms + i + static_cast<int64_t>(q.gaps[i] * q.norm);
+    const double pos = static_cast<double>(off) * kSegPerMs;
+    const int j = static_cast<int>(pos);
+    const double d = q.dev[j] + q.dslope[j] * (pos - j);
+    const double mid = (q.a_pts + q.slope * static_cast<double>(off)) * (1.0 + d);
+    const double jitter = 0.7 + 0.6 * static_cast<double>((q.bits[i] >> 32) & 0xFFFF) * (1.0 / 65536.0);
+    int64_t spread = static_cast<int64_t>(q.spread_base * jitter + 0.5);
+    if (spread < 1) spread = 1;
+    // mid > spread: truncation rounds (std::floor is a libm call).
+    offs[i] = off;
+    spreads[i] = spread;
+    bids[i] = static_cast<int64_t>(mid - 0.5 * static_cast<double>(spread) + 0.5);
+  }
+}
+
+// The same, two ticks at a time with SSE2 (every x86-64 has it): the same IEEE operations in the
+// same order, so the same doubles; truncations to 32 bits give what the 64-bit ones give as long
+// as the value fits, and one that does not (or a NaN) comes back as INT32_MIN, which no offset,
+// spread or bid of a real price is: then it returns false and the caller redoes the minute one by
+// one. (The simulator's share of a big pull is mostly this arithmetic: issue 24.)
+inline bool quotes_paired(const QuoteInputs& q, int n, int64_t* offs, int64_t* bids, int64_t* spreads) {
+#if defined(__SSE2__) || defined(_M_X64)
+  const __m128d norm = _mm_set1_pd(q.norm), seg_per_ms = _mm_set1_pd(kSegPerMs), a_pts = _mm_set1_pd(q.a_pts);
+  const __m128d slope = _mm_set1_pd(q.slope), one = _mm_set1_pd(1.0), half = _mm_set1_pd(0.5);
+  const __m128d c07 = _mm_set1_pd(0.7), c06 = _mm_set1_pd(0.6), inv65536 = _mm_set1_pd(1.0 / 65536.0);
+  const __m128d spread_base = _mm_set1_pd(q.spread_base);
+  static_assert((PricePath::kSegments & (PricePath::kSegments - 1)) == 0, "the segment mask needs a power of two");
+  const __m128i ones = _mm_set1_epi32(1), bad = _mm_set1_epi32(INT32_MIN), last_segment = _mm_set1_epi32(PricePath::kSegments - 1);
+  __m128i failed = _mm_setzero_si128();
+  const int pairs = n & ~1;
+  for (int i = 0; i < pairs; i += 2) {
+    // off = first_ms + i + trunc(gap * norm), in 32 bits (< 60000)
+    const __m128i k = _mm_cvttpd_epi32(_mm_mul_pd(_mm_loadu_pd(q.gaps + i), norm));
+    failed = _mm_or_si128(failed, _mm_cmpeq_epi32(k, bad));
+    const __m128i off = _mm_add_epi32(k, _mm_set_epi32(0, 0, static_cast<int32_t>(q.first_ms + i + 1), static_cast<int32_t>(q.first_ms + i)));
+    const __m128d offd = _mm_cvtepi32_pd(off);
+    const __m128d pos = _mm_mul_pd(offd, seg_per_ms);
+    const __m128i j = _mm_cvttpd_epi32(pos);
+    // A segment outside [0, 64) (only from inputs emit never makes, e.g. a NaN) fails the minute,
+    // and the lookup below stays inside the arrays meanwhile.
+    failed = _mm_or_si128(failed, _mm_or_si128(_mm_cmplt_epi32(j, _mm_setzero_si128()), _mm_cmpgt_epi32(j, last_segment)));
+    const int j0 = _mm_cvtsi128_si32(j) & (PricePath::kSegments - 1);
+    const int j1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(j, 1)) & (PricePath::kSegments - 1);
+    const __m128d dev = _mm_set_pd(q.dev[j1], q.dev[j0]), dslope = _mm_set_pd(q.dslope[j1], q.dslope[j0]);
+    const __m128d d = _mm_add_pd(dev, _mm_mul_pd(dslope, _mm_sub_pd(pos, _mm_cvtepi32_pd(j))));
+    const __m128d mid = _mm_mul_pd(_mm_add_pd(a_pts, _mm_mul_pd(slope, offd)), _mm_add_pd(one, d));
+    const __m128i noise = _mm_set_epi32(0, 0, static_cast<int32_t>((q.bits[i + 1] >> 32) & 0xFFFF), static_cast<int32_t>((q.bits[i] >> 32) & 0xFFFF));
+    const __m128d jitter = _mm_add_pd(c07, _mm_mul_pd(_mm_mul_pd(c06, _mm_cvtepi32_pd(noise)), inv65536));
+    __m128i spread = _mm_cvttpd_epi32(_mm_add_pd(_mm_mul_pd(spread_base, jitter), half));
+    failed = _mm_or_si128(failed, _mm_cmpeq_epi32(spread, bad));
+    const __m128i below = _mm_cmplt_epi32(spread, ones);  // spread < 1: 1
+    spread = _mm_or_si128(_mm_and_si128(below, ones), _mm_andnot_si128(below, spread));
+    const __m128i bid = _mm_cvttpd_epi32(_mm_add_pd(_mm_sub_pd(mid, _mm_mul_pd(half, _mm_cvtepi32_pd(spread))), half));
+    failed = _mm_or_si128(failed, _mm_cmpeq_epi32(bid, bad));
+    offs[i] = _mm_cvtsi128_si32(off);
+    offs[i + 1] = _mm_cvtsi128_si32(_mm_shuffle_epi32(off, 1));
+    spreads[i] = _mm_cvtsi128_si32(spread);
+    spreads[i + 1] = _mm_cvtsi128_si32(_mm_shuffle_epi32(spread, 1));
+    bids[i] = _mm_cvtsi128_si32(bid);
+    bids[i + 1] = _mm_cvtsi128_si32(_mm_shuffle_epi32(bid, 1));
+  }
+  // Only the two low lanes carry ticks (the high ones convert 0 and compare unequal to INT32_MIN).
+  if ((_mm_movemask_epi8(failed) & 0xFF) != 0) return false;
+  quotes_one_by_one(q, pairs, n, offs, bids, spreads);
+  return true;
+#else
+  (void)q; (void)n; (void)offs; (void)bids; (void)spreads;
+  return false;
+#endif
+}
+
 template <typename Sink>
 void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
+  if (trade_ticks_) emit_ticks<true>(minute, a0, a1, sink);
+  else emit_ticks<false>(minute, a0, a1, sink);
+}
+
+template <bool kTrades, typename Sink>
+void PricePath::emit_ticks(int64_t minute, double a0, double a1, Sink& sink) const {
   constexpr uint32_t kBid = static_cast<uint32_t>(mt5::TICK_FLAG_BID), kAsk = static_cast<uint32_t>(mt5::TICK_FLAG_ASK),
                      kLast = static_cast<uint32_t>(mt5::TICK_FLAG_LAST), kVol = static_cast<uint32_t>(mt5::TICK_FLAG_VOLUME),
                      kBuy = static_cast<uint32_t>(mt5::TICK_FLAG_BUY), kSell = static_cast<uint32_t>(mt5::TICK_FLAG_SELL);
@@ -171,49 +273,51 @@ void PricePath::emit(int64_t minute, double a0, double a1, Sink& sink) const {
   for (int j = 0; j < kSegments; ++j) dslope[j] = dev[j + 1] - dev[j];
   const double a_pts = a0 * scale_;
   const double slope = (a1 - a0) * scale_ * (1.0 / static_cast<double>(kMinuteMs));  // points per ms
-  constexpr double kSegPerMs = static_cast<double>(kSegments) / static_cast<double>(kMinuteMs);
   // Ticks i >= 1 land at first_ms + i + cum_i * norm < 60000: strictly increasing, inside the minute.
   const double norm = static_cast<double>(kMinuteMs - 1 - first_ms - n) / (cum > 0 ? cum : 1.0);
   const int64_t minute_ms = minute * kMinuteMs;
 
+  // Pass 2: every tick's time offset, bid and spread; no tick depends on another here, so two at a
+  // time in SSE2 where the values fit 32 bits (always, for real prices), else one by one.
+  QuoteInputs in{gaps, bits, dev, dslope, norm, a_pts, slope, spread_base, first_ms};
+  int64_t offs[kMaxTicks], bids[kMaxTicks], spreads[kMaxTicks];
+  if (!quotes_paired(in, n, offs, bids, spreads)) quotes_one_by_one(in, 0, n, offs, bids, spreads);
+
+  // Pass 3: flags (against the previous tick) and the sink.
   int64_t prev_bid = -1, prev_ask = -1, last = 0;
   uint32_t volume = 0;
   for (int i = 0; i < n; ++i) {
-    const uint64_t b = bits[i];
-    const int64_t off = i == 0 ? first_ms : first_ms + i + static_cast<int64_t>(gaps[i] * norm);
-    const double pos = static_cast<double>(off) * kSegPerMs;
-    const int j = static_cast<int>(pos);
-    const double d = dev[j] + dslope[j] * (pos - j);
-    const double mid = (a_pts + slope * static_cast<double>(off)) * (1.0 + d);
-    const double jitter = 0.7 + 0.6 * static_cast<double>((b >> 32) & 0xFFFF) * (1.0 / 65536.0);
-    int64_t spread = static_cast<int64_t>(spread_base * jitter + 0.5);
-    if (spread < 1) spread = 1;
-    // mid > spread: truncation rounds (std::floor is a libm call).
-    const int64_t bid = static_cast<int64_t>(mid - 0.5 * static_cast<double>(spread) + 0.5);
+    const int64_t spread = spreads[i];
+    const int64_t bid = bids[i];
     int64_t ask = bid + spread;
-    uint32_t flags = 0;
-    if (i == 0) {
-      flags = kBid | kAsk;
+    // Whether the bid or the ask moved is a coin flip no branch predictor learns: computed without
+    // branches. The minute's first tick sets both.
+    uint32_t flags = (static_cast<uint32_t>(bid != prev_bid) * kBid) | (static_cast<uint32_t>(ask != prev_ask) * kAsk);
+    if (i == 0) flags = kBid | kAsk;
+    if constexpr (kTrades) {
+      const uint64_t b = bits[i];
+      // Trade ticks: the first of each minute (so a minute never depends on the previous one's last
+      // price) and ~40% of the others; they trade at the touch of the aggressor's side.
+      const bool trade = i == 0 || ((b >> 48) & 0xFF) < 102;
+      if (trade) {
+        const bool buy = ((b >> 56) & 1) != 0;
+        last = buy ? ask : bid;
+        volume = 1 + static_cast<uint32_t>((b >> 57) & 0x7F) * static_cast<uint32_t>(1 + ((b >> 40) & 3));
+        flags |= kLast | kVol | (buy ? kBuy : kSell);
+      } else if (flags == 0) {
+        // A quote tick always changes something: nudge the ask by a point (toward the typical spread).
+        ask += spread > 1 ? -1 : 1;
+        flags = kAsk;
+      }
     } else {
-      if (bid != prev_bid) flags |= kBid;
-      if (ask != prev_ask) flags |= kAsk;
-    }
-    // Trade ticks: the first of each minute (so a minute never depends on the previous one's last
-    // price) and ~40% of the others; they trade at the touch of the aggressor's side.
-    const bool trade = trade_ticks_ && (i == 0 || ((b >> 48) & 0xFF) < 102);
-    if (trade) {
-      const bool buy = ((b >> 56) & 1) != 0;
-      last = buy ? ask : bid;
-      volume = 1 + static_cast<uint32_t>((b >> 57) & 0x7F) * static_cast<uint32_t>(1 + ((b >> 40) & 3));
-      flags |= kLast | kVol | (buy ? kBuy : kSell);
-    } else if (flags == 0) {
-      // A quote tick always changes something: nudge the ask by a point (toward the typical spread).
-      ask += spread > 1 ? -1 : 1;
-      flags = kAsk;
+      // The same nudge, without a branch.
+      const bool still = flags == 0;
+      ask += still ? (spread > 1 ? -1 : 1) : 0;
+      flags |= still ? kAsk : 0u;
     }
     prev_bid = bid;
     prev_ask = ask;
-    sink.tick(minute_ms + off, bid, ask, last, volume, flags);
+    sink.tick(minute_ms + offs[i], bid, ask, last, volume, flags);
   }
 }
 

@@ -59,7 +59,8 @@ struct ColumnSink {
     // Integer points divided by an exact power of ten: the double nearest the decimal price.
     bid[row] = static_cast<double>(b) / scale;
     ask[row] = static_cast<double>(a) / scale;
-    last[row] = static_cast<double>(l) / scale;
+    // Quote-only symbols have no last price: 0 / scale is +0.0, without the division.
+    last[row] = l == 0 ? 0.0 : static_cast<double>(l) / scale;
     volume[row] = vol;
     time_msc[row] = msc;
     flags[row] = f;
