@@ -2,9 +2,10 @@
 // record batches, empty series, zero copy, backpressure, and stopping cleanly on failures.
 import t from 'tap';
 
-import { encodeSeries, MediaTypes, type Format } from '../../src/encode/index.js';
+import { encodeSeries, MediaTypes, type Encoded, type Format } from '../../src/encode/index.js';
 import { secondsToMillis } from '../../src/encode/int64.js';
-import { TickLayout } from '../../src/encode/series-layout.js';
+import { IpcStreamParts } from '../../src/encode/ipc-stream-parts.js';
+import { RateLayout, TickLayout, type SeriesChunk, type SeriesLayout } from '../../src/encode/series-layout.js';
 import type { RateChunk, TickChunk } from '../../src/terminal/series.js';
 import {
   arrowTypes,
@@ -167,6 +168,28 @@ t.test('zero copy: batches and IPC body pieces are views of the chunk arrays', a
   for (const name of ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'volume_real'] as const) {
     t.ok(seen.includes(c[name].buffer), `${name} written from its own buffer`);
   }
+});
+
+t.test("Arrow: a row count's batch message is reused (no apache-arrow per batch), the bytes are apache-arrow's own", async (t) => {
+  /** The series through encodeSeries, against every batch through apache-arrow's stream writer (as before). */
+  const compare = async (what: string, encoded: Encoded, layout: SeriesLayout, chunks: readonly SeriesChunk[]): Promise<void> => {
+    const sink = collectingSink();
+    await encoded.writeTo(sink);
+    const ref = new IpcStreamParts(layout.schema('arrow'));
+    for (const c of chunks) ref.write(layout.batch(c, 'arrow'));
+    ref.finish();
+    const expected = Buffer.concat(ref.take());
+    t.ok(Buffer.from(sink.bytes()).equals(expected), `${what}: the same ${expected.byteLength} bytes as apache-arrow's writer`);
+    const table = readArrow(sink.bytes());
+    t.equal(table.numRows, chunks.reduce((n, c) => n + c.rows, 0), `${what}: every row`);
+    t.equal(table.batches.length, chunks.length, `${what}: one batch per chunk`);
+  };
+  // Big chunks of one size (the message kept from the second), a small one (columns joined: never
+  // kept), the big size again, an odd last one. Rates too: other columns, other widths.
+  const tickChunks = ticks([20_000, 20_000, 20_000, 300, 20_000, 20_001, 20_001, 7]);
+  await compare('ticks', encodeSeries('arrow', 'ticks', fakeSeries(tickChunks)), TickLayout, tickChunks);
+  const rateChunks = [rateChunk(0, 20_000), rateChunk(20_000, 20_000), rateChunk(40_000, 20_000), rateChunk(60_000, 5)];
+  await compare('rates', encodeSeries('arrow', 'rates', fakeSeries(rateChunks)), RateLayout, rateChunks);
 });
 
 t.test('Parquet ticks: several row groups, typed columns, values', async (t) => {
