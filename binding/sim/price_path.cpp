@@ -27,6 +27,13 @@ const auto kOctaveAmplitude = [] {
   for (int k = 0; k < PricePath::kOctaves; ++k) a[static_cast<size_t>(k)] = std::sqrt(static_cast<double>(int64_t{1} << k));
   return a;
 }();
+// 2^-k, exactly.
+const auto kInverseCellMinutes = [] {
+  std::array<double, PricePath::kOctaves> a{};
+  for (int k = 0; k < PricePath::kOctaves; ++k) a[static_cast<size_t>(k)] = 1.0 / static_cast<double>(int64_t{1} << k);
+  return a;
+}();
+static_assert((int64_t{-1} >> 1) == -1, "the octave cells need an arithmetic right shift");
 }  // namespace
 
 PricePath::PricePath(uint64_t seed, const SymbolSpec& spec, std::shared_ptr<const ServerClock> clock)
@@ -61,8 +68,10 @@ double PricePath::anchor_utc(int64_t minute, OctaveCell* cells) const {
     const Factor& f = factors_[fi];
     double sum = 0.0;
     for (int k = 0; k < kOctaves; ++k) {
-      const int64_t len = int64_t{1} << k;
-      const int64_t cell = floor_div(minute, len);
+      // A cell of octave k spans 2^k minutes: the floor division is a shift (arithmetic, so floor
+      // for times before 1970 too) and the fraction a multiplication by 2^-k, both exact (what
+      // floor_div and a division by 2^k gave; they were most of anchor_utc's time).
+      const int64_t cell = minute >> k;
       OctaveCell local;
       OctaveCell& c = cells != nullptr ? cells[fi * kOctaves + static_cast<size_t>(k)] : local;
       if (c.cell != cell) {
@@ -70,7 +79,7 @@ double PricePath::anchor_utc(int64_t minute, OctaveCell* cells) const {
         c.v0 = gauss(mix64(f.octave_key[k] + static_cast<uint64_t>(cell) * 0x9E3779B97F4A7C15ull));
         c.v1 = gauss(mix64(f.octave_key[k] + static_cast<uint64_t>(cell + 1) * 0x9E3779B97F4A7C15ull));
       }
-      const double frac = static_cast<double>(minute - cell * len) / static_cast<double>(len);
+      const double frac = static_cast<double>(minute - (cell << k)) * kInverseCellMinutes[static_cast<size_t>(k)];
       sum += kOctaveAmplitude[static_cast<size_t>(k)] * (c.v0 + (c.v1 - c.v0) * frac);
     }
     // Summed octaves give an increment variance of ~8 per minute of lag; normalise to 1.
