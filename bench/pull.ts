@@ -6,11 +6,11 @@
 // the first and the latest batch kept); Parquet bodies (small) are kept whole and decoded after the
 // clock stops; floor bodies are only counted. Tick rows are flat objects of numbers, so every '{'
 // of a JSON answer opens a row, except the envelope of mt5api's ({"data": [...], "count": N, ...}).
-import http from 'node:http';
-
-import { Message, MessageHeader, RecordBatchReader } from 'apache-arrow';
+import { DataType, Message, MessageHeader, type Schema } from 'apache-arrow';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+
+import { rawGet } from './raw-get.js';
 
 export type BodyKind = 'json' | 'parquet' | 'arrow' | 'opaque';
 
@@ -22,7 +22,10 @@ export interface BodyCheck {
   readonly lastTimeMsc: number;
 }
 
-/** Takes the body as it arrives; `check()` runs after the clock stops. */
+/**
+ * Takes the body as it arrives; `check()` runs after the clock stops. A chunk is valid only during
+ * write() (the client reads into one reused buffer): a sink copies what it keeps.
+ */
 export interface BodySink {
   write(chunk: Buffer): void;
   check(): Promise<BodyCheck>;
@@ -106,8 +109,11 @@ export class JsonSink implements BodySink {
   write(chunk: Buffer): void {
     this.braces += countByte(chunk, 0x7b);
     if (this.head.length < EDGE) this.head = Buffer.concat([this.head, chunk.subarray(0, EDGE - this.head.length)]);
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
+    // The client reuses its read buffer: what is kept is copied, and of a piece only its last 64 KiB
+    // can matter.
+    const kept = Buffer.from(chunk.length > EDGE ? chunk.subarray(chunk.length - EDGE) : chunk);
+    this.tail.push(kept);
+    this.tailBytes += kept.length;
     while (this.tailBytes - this.tail[0]!.length >= EDGE) this.tailBytes -= this.tail.shift()!.length;
   }
 
@@ -139,7 +145,7 @@ export class ParquetSink implements BodySink {
   private readonly chunks: Buffer[] = [];
 
   write(chunk: Buffer): void {
-    this.chunks.push(chunk);
+    this.chunks.push(Buffer.from(chunk)); // the client reuses its read buffer
   }
 
   async check(): Promise<BodyCheck> {
@@ -158,23 +164,30 @@ export class ParquetSink implements BodySink {
 
 /**
  * Follows an Arrow IPC stream (continuation marker, metadata length, flatbuffer Message, body):
- * rows summed from the record-batch headers; the schema message and the first and the latest
- * record-batch messages are kept (as references to the received chunks) to read their time_msc.
+ * rows summed from the record-batch headers, bodies skipped; of the time_msc column only the first
+ * value of the first batch and the last value of the latest one are copied as they stream past
+ * (their place in a body comes from the batch's buffer list). Keeps nothing of the chunks it is
+ * given: the client reads into one reused buffer.
  */
 export class ArrowSink implements BodySink {
   rows = 0;
   batches = 0;
+  /** Prefix or metadata bytes gathered across writes (copies). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** Bytes wanted before the next decision: 8 (prefix), metadata length, or body bytes to pass. */
   private state: 'prefix' | 'meta' | 'body' | 'end' = 'prefix';
   private need = 8;
-  private schema: Buffer[] = [];
-  private first: Buffer[] = [];
-  private current: Buffer[] = [];
-  private latest: Buffer[] = [];
-  private isSchema = false;
-  private inBatch = false;
+  /** Index of time_msc's values among a batch's buffers (-1: not known). */
+  private timeBuffer = -1;
+  /** The current body: how much of it went past, and the 8-byte windows to copy from it. */
+  private bodyAt = 0;
+  private windows: { from: number; into: Buffer }[] = [];
+  private readonly firstValue = Buffer.alloc(8);
+  private readonly lastValue = Buffer.alloc(8);
+  private latest = Buffer.alloc(8);
+  private haveFirst = false;
+  private haveLast = false;
   private error: Error | undefined;
 
   write(chunk: Buffer): void {
@@ -182,14 +195,20 @@ export class ArrowSink implements BodySink {
     while (at < chunk.length && this.state !== 'end' && !this.error) {
       if (this.state === 'body') {
         const take = Math.min(this.need, chunk.length - at);
-        if (this.inBatch || this.isSchema) this.current.push(chunk.subarray(at, at + take));
+        for (const w of this.windows) {
+          // The part of [w.from, w.from + 8) inside this piece [bodyAt, bodyAt + take).
+          const lo = Math.max(w.from, this.bodyAt);
+          const hi = Math.min(w.from + 8, this.bodyAt + take);
+          if (lo < hi) chunk.copy(w.into, lo - w.from, at + (lo - this.bodyAt), at + (hi - this.bodyAt));
+        }
         at += take;
+        this.bodyAt += take;
         this.need -= take;
         if (this.need === 0) this.endMessage();
         continue;
       }
       const take = Math.min(this.need - this.pendingBytes, chunk.length - at);
-      this.pending.push(chunk.subarray(at, at + take));
+      this.pending.push(Buffer.from(chunk.subarray(at, at + take)));
       this.pendingBytes += take;
       at += take;
       if (this.pendingBytes < this.need) continue;
@@ -213,57 +232,73 @@ export class ArrowSink implements BodySink {
         this.state = 'end';
         return;
       }
-      this.current = [bytes];
       this.state = 'meta';
       this.need = length;
       return;
     }
     // 'meta'
-    this.current.push(bytes);
     const message = Message.decode(bytes);
-    this.isSchema = message.headerType === MessageHeader.Schema;
-    this.inBatch = message.headerType === MessageHeader.RecordBatch;
+    this.windows = [];
+    if (message.headerType === MessageHeader.Schema) this.timeBuffer = timeValuesBuffer(message.header() as Schema);
     if (message.isRecordBatch()) {
-      this.rows += Number(message.header().length);
+      const batch = message.header();
+      const rows = Number(batch.length);
+      this.rows += rows;
       this.batches++;
+      const region = this.timeBuffer >= 0 ? batch.buffers[this.timeBuffer] : undefined;
+      if (region && rows > 0 && Number(region.length) >= 8) {
+        const start = Number(region.offset);
+        if (this.batches === 1) this.windows.push({ from: start, into: this.firstValue });
+        this.latest = Buffer.alloc(8);
+        this.windows.push({ from: start + Number(region.length) - 8, into: this.latest });
+      }
     }
     const body = Number(message.bodyLength);
     if (body > 0) {
       this.state = 'body';
       this.need = body;
+      this.bodyAt = 0;
     } else this.endMessage();
   }
 
   private endMessage(): void {
-    if (this.isSchema) this.schema = this.current;
-    else if (this.inBatch) {
-      if (this.batches === 1) this.first = this.current;
-      else this.latest = this.current;
+    if (this.windows.length > 0) {
+      if (this.windows[0]!.into === this.firstValue) this.haveFirst = true;
+      this.latest.copy(this.lastValue);
+      this.haveLast = true;
     }
-    this.current = [];
+    this.windows = [];
     this.state = 'prefix';
     this.need = 8;
-  }
-
-  private timeOf(batch: Buffer[], which: 'first' | 'last'): number {
-    if (batch.length === 0) return Number.NaN;
-    const eos = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
-    const stream = Buffer.concat([...this.schema, ...batch, eos]);
-    for (const rb of RecordBatchReader.from(new Uint8Array(stream.buffer, stream.byteOffset, stream.byteLength))) {
-      const column = rb.getChild('time_msc');
-      if (!column || rb.numRows === 0) return Number.NaN;
-      return toEpochMs(column.get(which === 'first' ? 0 : rb.numRows - 1));
-    }
-    return Number.NaN;
   }
 
   check(): Promise<BodyCheck> {
     if (this.error) return Promise.reject(this.error);
     if (this.state !== 'end') return Promise.reject(new Error(`Arrow stream cut short (${this.state}, ${this.rows} rows so far)`));
-    const firstTimeMsc = this.timeOf(this.first, 'first');
-    const lastTimeMsc = this.timeOf(this.latest.length ? this.latest : this.first, 'last');
-    return Promise.resolve({ rows: this.rows, firstTimeMsc, lastTimeMsc });
+    return Promise.resolve({
+      rows: this.rows,
+      firstTimeMsc: this.haveFirst ? toEpochMs(this.firstValue.readBigInt64LE(0)) : Number.NaN,
+      lastTimeMsc: this.haveLast ? toEpochMs(this.lastValue.readBigInt64LE(0)) : Number.NaN,
+    });
   }
+}
+
+/**
+ * Where time_msc's values sit among a record batch's buffers: each field of a flat schema has a
+ * validity buffer and a values buffer, and a variable-width one an offsets buffer between them.
+ * -1 when there is no time_msc or a field of another kind precedes it.
+ */
+function timeValuesBuffer(schema: Schema): number {
+  let index = 0;
+  for (const field of schema.fields) {
+    const variable = DataType.isUtf8(field.type) || DataType.isBinary(field.type);
+    const fixed = DataType.isInt(field.type) || DataType.isFloat(field.type) || DataType.isTimestamp(field.type) || DataType.isDate(field.type) || DataType.isBool(field.type);
+    if (field.name === 'time_msc') return fixed ? index + 1 : -1;
+    if (variable) index += 3;
+    else if (fixed) index += 2;
+    else return -1;
+  }
+  return -1;
 }
 
 export function sinkFor(kind: BodyKind, envelope = false): BodySink {
@@ -289,7 +324,7 @@ export class DecodingSink implements BodySink {
   ) {}
 
   write(chunk: Buffer): void {
-    this.parts.push(chunk);
+    this.parts.push(Buffer.from(chunk)); // the client reuses its read buffer
   }
 
   async check(): Promise<BodyCheck> {
@@ -319,38 +354,35 @@ export class DecodingSink implements BodySink {
 
 /** GET `url` and time it, handing the body to a sink for `kind`. Rejects on timeout or socket error. */
 export function pull(url: string, kind: BodyKind, timeoutMs = 600_000, envelope = false, acceptEncoding?: string): Promise<PullResult> {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    let headersMs = Number.NaN;
-    let ttfbMs = Number.NaN;
-    let bytes = 0;
-    const headers: Record<string, string> = { accept: '*/*', ...(acceptEncoding !== undefined ? { 'accept-encoding': acceptEncoding } : {}) };
-    const req = http.get(url, { agent: false, headers }, (res) => {
-      headersMs = performance.now() - start;
-      const status = res.statusCode ?? 0;
-      const contentEncoding = String(res.headers['content-encoding'] ?? 'identity');
-      const plain = status === 200 ? sinkFor(kind, envelope) : new OpaqueSink();
-      // A compressed body is kept as it came and decoded into the sink after the clock stops.
-      const sink = contentEncoding === 'identity' || status !== 200 ? plain : new DecodingSink(contentEncoding, plain);
-      let errorText = '';
-      res.on('data', (chunk: Buffer) => {
+  const start = performance.now();
+  let headersMs = Number.NaN;
+  let ttfbMs = Number.NaN;
+  let bytes = 0;
+  let status = 0;
+  let contentType = '';
+  let errorText = '';
+  let sink: BodySink = new OpaqueSink();
+  const headers: Record<string, string> = { accept: '*/*', ...(acceptEncoding !== undefined ? { 'accept-encoding': acceptEncoding } : {}) };
+  return rawGet(
+    url,
+    headers,
+    {
+      onHead(res) {
+        headersMs = performance.now() - start;
+        status = res.status;
+        contentType = res.headers['content-type'] ?? '';
+        const contentEncoding = res.headers['content-encoding'] ?? 'identity';
+        const plain = status === 200 ? sinkFor(kind, envelope) : new OpaqueSink();
+        // A compressed body is kept as it came and decoded into the sink after the clock stops.
+        sink = contentEncoding === 'identity' || status !== 200 ? plain : new DecodingSink(contentEncoding, plain);
+      },
+      onBody(chunk) {
         if (bytes === 0) ttfbMs = performance.now() - start;
         bytes += chunk.length;
         if (status !== 200 && errorText.length < 4096) errorText += chunk.toString('utf8', 0, Math.min(chunk.length, 4096));
         sink.write(chunk);
-      });
-      res.on('end', () => {
-        clearTimeout(timer);
-        const totalMs = performance.now() - start;
-        resolve({ status, contentType: String(res.headers['content-type'] ?? ''), headersMs, ttfbMs, totalMs, bytes, sink, errorText });
-      });
-      res.on('error', reject);
-      res.on('aborted', () => reject(new Error(`response aborted after ${bytes} bytes`)));
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    req.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-  });
+      },
+    },
+    timeoutMs,
+  ).then(() => ({ status, contentType, headersMs, ttfbMs, totalMs: performance.now() - start, bytes, sink, errorText }));
 }

@@ -131,6 +131,32 @@ t.test('an Arrow stream of several batches is followed message by message', asyn
   await t.rejects(cut.check(), /cut short/);
 });
 
+t.test('the sinks keep nothing of a chunk after write(): the client reuses its read buffer', async (t) => {
+  /** Writes `body` in pieces of `step` bytes through one scratch buffer, scribbled over after every write. */
+  const throughScratch = (sink: { write(chunk: Buffer): void }, body: Buffer, step: number): void => {
+    const scratch = Buffer.alloc(step);
+    for (let at = 0; at < body.length; at += step) {
+      const n = body.copy(scratch, 0, at, Math.min(body.length, at + step));
+      sink.write(scratch.subarray(0, n));
+      scratch.fill(0xee);
+    }
+  };
+  const part = (from: number, n: number) => tableFromArrays({ bid: Float64Array.from({ length: n }, () => 1.1), time_msc: BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)) });
+  const stream = Buffer.from(tableToIPC(part(1000, 5).concat(part(2000, 7), part(3000, 11)), 'stream'));
+  for (const step of [5, 13, 4096]) {
+    const arrow = new ArrowSink();
+    throughScratch(arrow, stream, step);
+    t.same(await arrow.check(), { rows: 23, firstTimeMsc: 1000, lastTimeMsc: 3010 }, `Arrow, pieces of ${step} bytes`);
+  }
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ time_msc: Date.UTC(2024, 0, 8) + i, bid: 1.1 }));
+  const json = Buffer.from(JSON.stringify(rows));
+  for (const step of [7, 1000, 70_000]) {
+    const sink = new JsonSink(false);
+    throughScratch(sink, json, step);
+    t.same(await sink.check(), { rows: 3000, firstTimeMsc: Date.UTC(2024, 0, 8), lastTimeMsc: Date.UTC(2024, 0, 8) + 2999 }, `JSON, pieces of ${step} bytes`);
+  }
+});
+
 t.test('a failed request is a failed measurement, not a crash', async (t) => {
   const floor = await startFloorServer();
   await floor.close();
@@ -138,4 +164,54 @@ t.test('a failed request is a failed measurement, not a crash', async (t) => {
   t.equal(m.status, 'failed');
   t.ok(readRss(process.pid)!.rss > 0);
   await t.rejects(pull(`${floor.url}/x`, 'opaque', 1000));
+});
+
+t.test("the benches' HTTP/1.1 reader: chunked, Content-Length and read-to-close bodies, whole; a bad chunk is an error", async (t) => {
+  const net = await import('node:net');
+  const { rawGet } = await import('../../bench/raw-get.js');
+  const body = Buffer.from(Array.from({ length: 5000 }, (_, i) => `row ${i};`).join(''));
+  // Answers written as raw bytes, in awkward pieces, so that every parser state meets a boundary.
+  const answers: Record<string, Buffer[]> = {
+    chunked: [Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n'), ...[1, 7, 300, 4096, body.length].reduce<{ at: number; out: Buffer[] }>((acc, n) => {
+      const piece = body.subarray(acc.at, Math.min(body.length, acc.at + n));
+      if (piece.length) acc.out.push(Buffer.from(`${piece.length.toString(16)};ext=1\r\n`), piece, Buffer.from('\r\n'));
+      acc.at += piece.length;
+      return acc;
+    }, { at: 0, out: [] }).out, Buffer.from('0\r\nX-Trailer: 1\r\n\r\n')],
+    length: [Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`), body],
+    close: [Buffer.from('HTTP/1.0 200 OK\r\n\r\n'), body],
+    bad: [Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n')],
+  };
+  const server = net.createServer((socket) => {
+    socket.once('data', (req) => {
+      const which = /GET \/(\w+)/.exec(req.toString('latin1'))![1]!;
+      const bytes = Buffer.concat(answers[which]!);
+      // Three bytes at a time for the first 200, then the rest: the head and the chunk lines split.
+      let at = 0;
+      const step = (): void => {
+        if (at >= bytes.length) {
+          socket.end();
+          return;
+        }
+        const n = at < 200 ? 3 : bytes.length;
+        socket.write(bytes.subarray(at, at + n), step);
+        at += n;
+      };
+      step();
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  for (const which of ['chunked', 'length', 'close']) {
+    const parts: Buffer[] = [];
+    let status = 0;
+    let type = '';
+    await rawGet(`http://127.0.0.1:${port}/${which}`, {}, { onHead: (h) => ((status = h.status), (type = h.headers['content-type'] ?? '')), onBody: (c) => parts.push(Buffer.from(c)) }, 10_000);
+    t.equal(status, 200, `${which}: status`);
+    t.ok(Buffer.concat(parts).equals(body), `${which}: the body, whole (${body.length} bytes)`);
+    if (which === 'chunked') t.equal(type, 'text/plain', 'headers read');
+  }
+  await t.rejects(rawGet(`http://127.0.0.1:${port}/bad`, {}, { onHead: () => undefined, onBody: () => undefined }, 10_000), /bad chunk size/);
 });
