@@ -190,8 +190,8 @@ export function hasCurl(): boolean {
 
 /**
  * GETs `url` with curl, discarding the body: what the server can deliver when the client costs
- * next to nothing (node's own client spends ~0.5 CPU-s receiving 600 MB of Arrow on the same two
- * cores). The body is not checked here: the node-client pull of the same range on the same
+ * next to nothing (~0.12 CPU-s for 600 MB of Arrow; the node client, bench/raw-get.ts, ~0.2). The
+ * body is not checked here: the node-client pull of the same range on the same
  * server checked its rows, and the sizes must agree.
  */
 export function curlPull(url: string, pid: number): Promise<{ status: number; totalMs: number; ttfbMs: number; bytes: number; serverCpuS: number }> {
@@ -505,7 +505,7 @@ async function main(): Promise<void> {
   const curlText = curlRuns.length
     ? [
         '',
-        'The same pulls timed by curl (`curl -s -o /dev/null`, right after the checked node-client pull on the same server; sizes equal to it), best of the repetitions. The node client spends ~0.5 CPU-s receiving 600 MB of Arrow on the same two cores as the server; curl spends a fraction of that, so these ratios are closer to the server\'s own:',
+        'The same pulls timed by curl (`curl -s -o /dev/null`, right after the checked node-client pull on the same server; sizes equal to it), best of the repetitions. The node client (bench/raw-get.ts: its own HTTP/1.1 reader into one reused buffer) spends ~0.2 CPU-s receiving 600 MB of Arrow on the same two cores as the server, curl ~0.12 CPU-s; node\'s http client, which the benches used before, ~0.5:',
         '',
         curlTable(curlRuns, sizes, formats, adapters),
       ]
