@@ -13,9 +13,9 @@
 // one warm-up request, then the range (bench/bigpull.ts's measure(): rows and edges checked); the
 // order of the builds alternates between repetitions; the best run of each is kept (the noise on
 // a shared 2-core machine is one-sided: other work only ever slows a run down). Small requests:
-// the repository's own load generator (bench/load.ts loadFor: keep-alive node:http clients in this
-// process, nothing installed or fetched at run time) against each (adapter, build), on the same
-// two cores as the server. Prints a markdown table with the ratios and issue 24's targets
+// the repository's own load generator (bench/lean-load.ts: keep-alive TCP connections from this
+// process parsed just enough, nothing installed or fetched at run time; node's http client was the
+// ceiling near 25 k req/s) against each (adapter, build), on the same two cores as the server. Prints a markdown table with the ratios and issue 24's targets
 // and writes it (and every run, as JSON) to bench/results/sides-<date>.{md,json}.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { expectedFor, measure, parseFormats, rangePath, repoRoot, type Format, type Measurement } from './bigpull.js';
 import { exportTicks, parseCount, type ExportMeta } from './export-ticks.js';
 import { isMain } from './is-main.js';
-import { loadFor } from './load.js';
+import { leanLoadFor } from './lean-load.js';
 import { freePort, ServerProcess } from './processes.js';
 import { pull } from './pull.js';
 import { cpuSeconds } from './rss-probe.js';
@@ -121,7 +121,7 @@ export function ensureBaseline(dir: string, commit: string, log: (line: string) 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small requests (bench/load.ts)
+// Small requests (bench/lean-load.ts)
 
 export interface SmallResult {
   readonly build: BuildName;
@@ -135,9 +135,9 @@ export interface SmallResult {
   readonly non2xx: number;
 }
 
-/** `connections` keep-alive connections issuing `path` back to back for `seconds` (bench/load.ts). */
+/** `connections` keep-alive connections issuing `path` back to back for `seconds` (bench/lean-load.ts). */
 async function smallLoad(port: number, urlPath: string, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
-  const r = await loadFor(port, urlPath, {}, connections, seconds);
+  const r = await leanLoadFor(port, urlPath, connections, seconds);
   return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, non2xx: 0 };
 }
 
@@ -500,7 +500,7 @@ async function main(): Promise<void> {
       ]
     : [];
   const smallText = small.length
-    ? ['', `Small requests: bench/load.ts (keep-alive node:http clients in the bench process; errors: non-200 answers and failed requests), ${values.connections} connections × ${values['small-seconds']} s per cell, servers at log level WARNING; the load generator shares the 2 cores with the server. req/s (p99):`, '', smallTable(small)]
+    ? ['', `Small requests: bench/lean-load.ts (keep-alive TCP connections from the bench process, answers parsed just enough; errors: non-200 answers and failed requests), ${values.connections} connections × ${values['small-seconds']} s per cell, servers at log level WARNING; the load generator shares the 2 cores with the server. req/s (p99):`, '', smallTable(small)]
     : [];
   const curlText = curlRuns.length
     ? [

@@ -76,8 +76,24 @@ interface Health {
   bridge?: BridgeHealth;
 }
 
+/**
+ * The probe in flight per terminal: health checks that arrive while one is running share its
+ * answer, which is at most one probe old. A busy monitor (or a load balancer's 100 connections)
+ * then costs the terminal one terminalInfo() and one version() per probe, not per request: two
+ * thread-pool round trips were most of a /health answer's CPU (issue 24).
+ */
+const probes = new WeakMap<Terminal, Promise<Health>>();
+
+function health(terminal: Terminal): Promise<Health> {
+  const running = probes.get(terminal);
+  if (running) return running;
+  const probe = probeHealth(terminal).finally(() => probes.delete(terminal));
+  probes.set(terminal, probe);
+  return probe;
+}
+
 /** Health never throws: any terminal failure is the answer "unavailable". */
-async function health(terminal: Terminal): Promise<Health> {
+async function probeHealth(terminal: Terminal): Promise<Health> {
   const status = terminal.bridgeStatus?.();
   const [info, version, bridge] = await Promise.allSettled([terminal.terminalInfo(), terminal.version(), status]);
   const connected = info.status === 'fulfilled' && info.value.connected;

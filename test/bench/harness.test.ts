@@ -215,3 +215,38 @@ t.test("the benches' HTTP/1.1 reader: chunked, Content-Length and read-to-close 
   }
   await t.rejects(rawGet(`http://127.0.0.1:${port}/bad`, {}, { onHead: () => undefined, onBody: () => undefined }, 10_000), /bad chunk size/);
 });
+
+t.test('the small-request load generator counts whole answers, Content-Length or chunked, and non-200s as errors', async (t) => {
+  const http = await import('node:http');
+  const { leanLoadFor } = await import('../../bench/lean-load.js');
+  let served = 0;
+  const server = http.createServer((req, res) => {
+    served++;
+    if (req.url === '/fixed') res.end('x'.repeat(5000));
+    else if (req.url === '/chunked') {
+      // Three chunks written apart, so answers arrive in several reads.
+      res.write('a'.repeat(3000));
+      setImmediate(() => {
+        res.write('b'.repeat(70_000));
+        res.end('c');
+      });
+    } else {
+      res.statusCode = 404;
+      res.end('no');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  for (const path of ['/fixed', '/chunked']) {
+    served = 0;
+    const r = await leanLoadFor(port, path, 4, 0.3);
+    t.equal(r.errors, 0, `${path}: no errors`);
+    t.ok(r.rps > 0, `${path}: ${r.rps} req/s`);
+    // Every answer counted was served; at most one per connection was cut by the deadline.
+    const counted = Math.round(r.rps * 0.3);
+    t.ok(served >= counted * 0.9 && served <= counted * 1.1 + 4, `${path}: ${served} served, ~${counted} counted`);
+  }
+  const missing = await leanLoadFor(port, '/missing', 2, 0.2);
+  t.ok(missing.errors > 0 && missing.rps > 0, `non-200 answers are errors (${missing.errors})`);
+});
