@@ -4,10 +4,10 @@
 // request, which on 2 shared cores made it the ceiling near 20-25 k req/s, below what the servers
 // answer (issue 24's `/health` ratio measured the client). Reads land in one reused buffer per
 // socket.
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { latency, type Latency } from './load.js';
+import { connectReading } from './raw-get.js';
 
 const READ_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -136,22 +136,10 @@ function connectionLoop(port: number, request: Buffer, end: number, times: numbe
         }
       }
     };
-    const socket = net.connect({
-      host: '127.0.0.1',
-      port,
-      onread: {
-        buffer: Buffer.allocUnsafeSlow(READ_BYTES),
-        callback: (n: number, buf: Uint8Array): boolean => {
-          try {
-            onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
-          } catch {
-            failures.errors++;
-            finish();
-          }
-          return true;
-        },
-      },
-    } as net.NetConnectOpts);
+    const socket = connectReading('127.0.0.1', port, READ_BYTES, onBytes, () => {
+      failures.errors++;
+      finish();
+    });
     socket.setNoDelay(true);
     socket.on('connect', send);
     socket.on('error', () => {

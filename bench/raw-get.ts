@@ -151,21 +151,7 @@ export function rawGet(url: string, requestHeaders: Readonly<Record<string, stri
       onBodyBytes(buf, at);
     };
 
-    const socket = net.connect({
-      host: u.hostname,
-      port,
-      onread: {
-        buffer: Buffer.allocUnsafeSlow(READ_BYTES),
-        callback: (n: number, buf: Uint8Array): boolean => {
-          try {
-            onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
-          } catch (e) {
-            finish(e instanceof Error ? e : new Error(String(e)));
-          }
-          return true;
-        },
-      },
-    } as net.NetConnectOpts);
+    const socket = connectReading(u.hostname, port, READ_BYTES, onBytes, (e) => finish(e));
     const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     socket.setNoDelay(true);
     socket.on('connect', () => {
@@ -179,4 +165,26 @@ export function rawGet(url: string, requestHeaders: Readonly<Record<string, stri
       else finish(new Error(head !== null ? 'connection closed before the response head' : 'connection closed before the body ended'));
     });
   });
+}
+
+/**
+ * A TCP connection whose reads all land in one buffer of `readBytes`, reused: `onBytes` gets a view
+ * valid only during the call; what it throws goes to `onError`.
+ */
+export function connectReading(host: string, port: number, readBytes: number, onBytes: (bytes: Buffer) => void, onError: (e: Error) => void): net.Socket {
+  return net.connect({
+    host,
+    port,
+    onread: {
+      buffer: Buffer.allocUnsafeSlow(readBytes),
+      callback: (n: number, buf: Uint8Array): boolean => {
+        try {
+          onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
+        } catch (e) {
+          onError(e instanceof Error ? e : new Error(String(e)));
+        }
+        return true;
+      },
+    },
+  } as net.NetConnectOpts);
 }
