@@ -162,6 +162,8 @@ class UwsResponseAdapter implements HttpResponse {
   private finished = false;
   /** end() was called while pieces were still queued: finish once they are handed over. */
   private endPending = false;
+  /** A piece handed over met a full socket (uWS copied its rest), and no onWritable since. */
+  private blocked = false;
   /** Pieces of the current chunk not yet handed to uWS (views of the caller's chunk, no copies). */
   private queue: Uint8Array[] = [];
   /** Writers waiting for the queue to be handed over (one, unless a caller does not await). */
@@ -254,9 +256,13 @@ class UwsResponseAdapter implements HttpResponse {
     for (let at = 0; at < chunk.byteLength; at += PIECE_BYTES) {
       this.queue.push(chunk.subarray(at, Math.min(at + PIECE_BYTES, chunk.byteLength)));
     }
-    this.res.cork(() => this.pump());
+    // While the socket is full (a piece handed over met it, and no onWritable since), uWS would
+    // copy every write into its buffer: a write then waits for onWritable. Before, chunks smaller
+    // than a piece piled up in uWS's buffer behind a peer that reads nothing, unbounded, and the
+    // send timeout never fired (test/http/write-backpressure.test.ts).
+    if (!this.blocked) this.res.cork(() => this.pump());
     // Everything is with uWS (at most the last piece partly in its buffer, copied): the producer
-    // may go on, and its next write drains that buffer first.
+    // may prepare its next chunk meanwhile, which is what keeps the socket fed.
     if (this.queue.length === 0) return Promise.resolve();
     // The socket is full: the rest goes out from onWritable, and the producer waits until the
     // whole chunk is with uWS (it may reuse its buffer once this resolves).
@@ -300,12 +306,18 @@ class UwsResponseAdapter implements HttpResponse {
     while (this.queue.length > 0) {
       const piece = this.queue.shift() as Uint8Array;
       // false: uWS copied what the socket did not take into its buffer; wait for onWritable.
-      if (!this.res.write(piece)) return;
+      if (!this.res.write(piece)) {
+        this.blocked = true;
+        return;
+      }
     }
   }
 
   private onWritable(): boolean {
     if (this.aborted || this.finished) return true;
+    // The socket takes bytes again; at most the rest of one piece sits in uWS's buffer, which the
+    // next write sends first.
+    this.blocked = false;
     if (this.queue.length > 0) this.res.cork(() => this.pump());
     if (this.queue.length > 0) return false;
     if (this.endPending) {
