@@ -144,7 +144,16 @@ export function buildStages(ctx) {
         : undefined,
       run: () => gtest('C++ core', 'build/core-tests', ['-DCMAKE_BUILD_TYPE=Release']),
     },
-    { name: 'addon', lane: 'tap', after: ['build'], run: () => tap('addon', byOwner.get('addon') ?? []) },
+    {
+      name: 'addon',
+      lane: 'tap',
+      after: ['build'],
+      async run() {
+        // Its Parquet tests read back with pyarrow: the venv the interop stage builds, once finished.
+        const python = await sharedPythonEnv(root, log('addon'));
+        return tap('addon', byOwner.get('addon') ?? [], python.error ? {} : { TRADEAPI_TEST_PYTHON: python.path });
+      },
+    },
     {
       name: `HTTP (${adapterName})`,
       lane: 'tap',
@@ -181,7 +190,7 @@ export function buildStages(ctx) {
       lane: 'aux',
       after: ['build'],
       async run() {
-        const python = await pythonEnv(root, log('interop'));
+        const python = await sharedPythonEnv(root, log('interop'));
         if (python.error) return { failed: 1, note: python.error };
         return tap('interop', byOwner.get('interop') ?? [], { TRADEAPI_TEST_PYTHON: python.path });
       },
@@ -331,6 +340,13 @@ function uwsLoads(root) {
  * examples/requirements.txt, what a user of the examples installs (test/interop/requirements.txt
  * only points there), (re)installed only when that file or the system python3 changed.
  */
+/** build/pyenv, built once per run however many stages ask (two builds at once would remove each other's). */
+let pyenvOnce;
+function sharedPythonEnv(root, log) {
+  pyenvOnce ??= pythonEnv(root, log);
+  return pyenvOnce;
+}
+
 async function pythonEnv(root, log) {
   const venv = path.join(root, 'build', 'pyenv');
   const python = path.join(venv, 'bin', 'python');

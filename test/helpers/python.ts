@@ -2,7 +2,7 @@
 // place so that no test looks for `python3` on PATH on its own and silently skips its checks:
 //   1. TRADEAPI_TEST_PYTHON (`npm test` sets it to the venv it keeps at build/pyenv): must work;
 //      a missing module there is a failure, never a skip;
-//   2. build/pyenv/bin/python, if an earlier `npm test` left it and it has the modules;
+//   2. build/pyenv/bin/python, if an earlier `npm test` left it finished and it has the modules;
 //   3. python3 on PATH, if it has the modules;
 //   else a reason to skip.
 import { spawnSync } from 'node:child_process';
@@ -11,6 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const VENV_PYTHON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../build/pyenv/bin/python');
+/** Written by scripts/test/stages.js pythonEnv() after pip installed everything. */
+const VENV_STAMP = path.resolve(path.dirname(VENV_PYTHON), '../.tradeapi-requirements');
 
 export type PythonChoice = { python: string; configured: boolean } | { skip: string };
 
@@ -28,7 +30,9 @@ export function testPython(modules: readonly string[]): PythonChoice {
     if (!p.ok) throw new Error(`TRADEAPI_TEST_PYTHON=${configured} cannot import ${modules.join(', ')}: ${p.why}`);
     return { python: configured, configured: true };
   }
-  if (existsSync(VENV_PYTHON) && probe(VENV_PYTHON, modules).ok) return { python: VENV_PYTHON, configured: false };
+  // Only a finished venv: scripts/test.js writes the stamp once pip is done, and a stage running
+  // beside the one that builds it must not pick a half-installed one (CI: pyarrow vanished mid-file).
+  if (existsSync(VENV_PYTHON) && existsSync(VENV_STAMP) && probe(VENV_PYTHON, modules).ok) return { python: VENV_PYTHON, configured: false };
   const system = probe('python3', modules);
   if (system.ok) return { python: 'python3', configured: false };
   return {
