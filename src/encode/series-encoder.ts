@@ -205,12 +205,13 @@ class BatchHeaders {
     if (this.byRows.has(rows)) return;
     const columns = this.columns(chunk, rows);
     const header = parts[0];
+    const view = header && header.byteLength >= 8 ? new DataView(header.buffer, header.byteOffset, header.byteLength) : undefined;
     const fits =
       header !== undefined &&
+      view !== undefined &&
       parts.length === columns.length + 1 &&
-      header.byteLength >= 8 &&
-      new DataView(header.buffer, header.byteOffset, header.byteLength).getInt32(0, true) === -1 &&
-      new DataView(header.buffer, header.byteOffset, header.byteLength).getInt32(4, true) + 8 === header.byteLength &&
+      view.getInt32(0, true) === -1 &&
+      view.getInt32(4, true) + 8 === header.byteLength &&
       columns.every((c, i) => {
         const p = parts[i + 1]!;
         return p.buffer === c.buffer && p.byteOffset === c.byteOffset && p.byteLength === c.byteLength;
@@ -225,7 +226,6 @@ class BatchHeaders {
       return new Uint8Array(values.buffer, values.byteOffset, rows * values.BYTES_PER_ELEMENT);
     });
   }
-
 }
 
 const NATIVE_CODECS: Readonly<Record<ParquetCompression, NativeParquetCodec | null>> = {
