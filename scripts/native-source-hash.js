@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 // Compiled into the addon. deps/googletest is not: it only builds the C++ core tests.
-const SOURCE_DIRS = ['binding', 'cmake', 'deps/lz4', 'deps/nlohmann', 'deps/zstd'];
+const SOURCE_DIRS = ['binding', 'cmake', 'deps/lz4', 'deps/nlohmann', 'deps/xxhash', 'deps/zstd'];
 
 function files(dir) {
   return readdirSync(dir)
