@@ -1,6 +1,7 @@
 // Module entry: createSimTerminal(config, {queueTimeoutMs}), createBridgeTerminal({host, port,
 // secret, ...}, {queueTimeoutMs}), the constants table, the native accept loop (startAcceptor), the
-// Parquet writer and reader and the JSON series encoder (jsonRows).
+// Parquet writer and reader, the JSON series encoder (jsonRows) and the series content hash
+// (RowHasher).
 #include <napi.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "json_js.h"
 #include "parquet_js.h"
 #include "parquet_reader_js.h"
+#include "row_hash_js.h"
 #include "sim/sim_terminal.h"
 #include "sim_config_js.h"
 #include "terminal/constants.h"
@@ -105,6 +107,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("measureHandoff", Napi::Function::New(env, MeasureHandoff));
   exports.Set("ParquetWriter", DefineParquetWriter(env));
   exports.Set("ParquetReader", DefineParquetReader(env));
+  exports.Set("RowHasher", DefineRowHasher(env));
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
