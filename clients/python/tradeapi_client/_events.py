@@ -16,7 +16,7 @@ def _gateway(url, key):
     from . import mt5
     g = mt5._gateway()
     if url is None and g is not None:
-        return Gateway(g.url, g.key if key is None else key, g.timeout), mt5._clock()
+        return Gateway(g.url, g.key if key is None else key, g.timeout, max_json_bytes=g.max_json_bytes), mt5._clock()
     from ._time import Clock
     return Gateway(url or os.environ.get("TRADEAPI_URL") or mt5.DEFAULT_URL,
                    key if key is not None else os.environ.get("TRADEAPI_KEY")), Clock()
@@ -46,8 +46,7 @@ class _Stream(object):
             headers["Last-Event-ID"] = self.last_event_id
         resp, conn = self.gateway.open("GET", "/events", {"symbols": ",".join(self.symbols), "kinds": self.kinds},
                                        accept="text/event-stream", timeout=self.gateway.timeout, headers=headers)
-        if conn.sock is not None:
-            conn.sock.settimeout(self.idle_timeout)
+        conn.deadline, conn.idle = None, self.idle_timeout  # an endless body: each receive may wait this long
         self._resp, self._conn = resp, conn
 
     def _drop(self):
@@ -86,7 +85,7 @@ class _Stream(object):
                     continue
             try:
                 event = self._read_event()
-            except (OSError, socket.timeout, ValueError, http.client.HTTPException):
+            except (OSError, socket.timeout, ValueError, RecursionError, http.client.HTTPException):
                 event = None  # a cut or malformed stream: reconnect and resume
             if event is None:
                 self._drop()

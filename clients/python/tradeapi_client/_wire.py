@@ -9,15 +9,39 @@ caller's buffer (``readinto``), chunked transfer-coding included.
 The interface is the subset of http.client that ``_http`` and ``_events`` use (``request``,
 ``getresponse``, ``close``, ``sock``, ``timeout``; ``status``, ``reason``, ``getheader``,
 ``getheaders``, ``read``, ``readinto``, ``readline``), and the errors are http.client's own
-(``RemoteDisconnected``, ``BadStatusLine``, ``IncompleteRead``, ``LineTooLong``), so that callers
-handle them as before."""
+(``RemoteDisconnected``, ``BadStatusLine``, ``IncompleteRead``, ``LineTooLong``; ``TooLarge`` for a
+body past the reader's bound), so that callers handle them as before.
+
+Time: every socket operation (connect, send, each receive) is armed with what is left until
+``deadline`` (a ``time.monotonic()`` instant; ``socket.timeout`` once it has passed), or with
+``idle`` seconds when there is no deadline (an event stream). So a server that drips its answer one
+byte at a time cannot stretch a call past its deadline, as a per-receive timeout would let it.
+Lengths: a Content-Length is ASCII digits and a chunk size hex digits, both bounded; anything else
+is a malformed answer (``http.client.HTTPException``), never a ``ValueError`` or an allocation of
+what the server declared."""
 import http.client
 import socket
+import time
 
 _RECV = 1 << 16
 _MAX_HEAD = 1 << 16  # status line + headers; larger is not a gateway
 _MAX_LINE = 1 << 16  # a chunk-size line, an event-stream line
 _PREALLOCATE = 1 << 24  # a declared Content-Length up to this is allocated at once
+_MAX_LENGTH = 1 << 53  # the largest Content-Length or chunk size taken at its word
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+class TooLarge(http.client.HTTPException):
+    """A body longer than the bound its reader set."""
+
+
+def parse_length(value):
+    """A Content-Length: ASCII digits, at most _MAX_LENGTH; else HTTPException (never ValueError)."""
+    value = value.strip()
+    if not value or len(value) > 16 or not _DIGITS.issuperset(value) or int(value) > _MAX_LENGTH:
+        raise http.client.HTTPException("bad Content-Length %r" % value[:40])
+    return int(value)
 
 
 class Connection(object):
@@ -27,6 +51,8 @@ class Connection(object):
         self.host = host
         self.port = port
         self.timeout = timeout
+        self.idle = timeout  # seconds each socket operation may wait when there is no deadline
+        self.deadline = None  # time.monotonic() instant every socket operation must end by
         self.context = context
         self.sock = None
         self._rbuf = bytearray()  # bytes received past what has been consumed
@@ -35,17 +61,46 @@ class Connection(object):
         default = 443 if context is not None else 80
         self._host_header = h if port == default else "%s:%d" % (h, port)
 
+    def _time_left(self):
+        """Seconds the next socket operation may take: to the deadline, else ``idle``; a passed
+        deadline is ``socket.timeout`` at once."""
+        if self.deadline is None:
+            return self.idle
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("deadline passed")
+        return left if self.idle is None else min(left, self.idle)
+
+    def _arm(self):
+        self.sock.settimeout(self._time_left())
+
     def connect(self):
-        sock = socket.create_connection((self.host, self.port), self.timeout)
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if self.context is not None:
-                sock = self.context.wrap_socket(sock, server_hostname=self.host)
-        except BaseException:
-            sock.close()
-            raise
-        self.sock = sock
-        self._rbuf = bytearray()
+        # socket.create_connection, but each address tried with what is left of the deadline (it
+        # would give every address the whole timeout). Name resolution itself is not bounded.
+        error = None
+        for family, kind, proto, _, address in socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM):
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(self._time_left())
+                sock.connect(address)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if self.context is not None:
+                    sock.settimeout(self._time_left())  # the handshake as a whole (ssl keeps one deadline)
+                    sock = self.context.wrap_socket(sock, server_hostname=self.host)
+            except socket.timeout:
+                sock.close()
+                raise
+            except OSError as e:
+                sock.close()
+                error = e
+                continue
+            except BaseException:
+                sock.close()
+                raise
+            self.sock = sock
+            self._rbuf = bytearray()
+            return
+        raise error if error is not None else OSError("no address for %r" % self.host)
 
     def close(self):
         sock, self.sock = self.sock, None
@@ -75,12 +130,14 @@ class Connection(object):
         if body:
             data += body
         self._method = method
-        self.sock.sendall(data)
+        self._arm()
+        self.sock.sendall(data)  # one timeout for the whole send (Python >= 3.5)
 
     # ------------------------------------------------------------------ receiving
 
     def _fill(self):
         """More bytes into the buffer; False at end of stream."""
+        self._arm()
         data = self.sock.recv(_RECV)
         if not data:
             return False
@@ -123,7 +180,7 @@ class Connection(object):
             del self._rbuf[:end + 4]
             lines = head.split("\r\n")
             parts = lines[0].split(" ", 2)
-            if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
+            if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or len(parts[1]) != 3 or not _DIGITS.issuperset(parts[1]):
                 raise http.client.BadStatusLine(lines[0][:80])
             status = int(parts[1])
             headers = []
@@ -158,10 +215,7 @@ class Response(object):
         elif "chunked" in te:
             self._mode, self._left = "chunked", 0  # _left: bytes left in the current chunk
         elif "content-length" in h:
-            try:
-                self._left = int(h["content-length"])
-            except ValueError:
-                raise http.client.HTTPException("bad Content-Length %r" % h["content-length"])
+            self._left = parse_length(h["content-length"])
             self._mode = "length"
         else:
             self._mode, self._left = "close", 0
@@ -176,6 +230,12 @@ class Response(object):
 
     def getheaders(self):
         return list(self._headers)
+
+    @property
+    def length(self):
+        """Body bytes still to come by the declared Content-Length; None for a chunked or
+        close-delimited body."""
+        return self._left if self._mode == "length" else None
 
     @property
     def complete(self):
@@ -201,10 +261,10 @@ class Response(object):
         line = conn._line()
         if line is None:
             raise http.client.IncompleteRead(b"")
-        try:
-            size = int(line.split(b";", 1)[0].strip(), 16)
-        except ValueError:
+        digits = line.split(b";", 1)[0].strip()
+        if not digits or len(digits) > 13 or not _HEX.issuperset(digits):  # at most 13 hex digits: < 2**52
             raise http.client.IncompleteRead(b"")
+        size = int(digits, 16)
         self._chunk_started = True
         if size == 0:
             while True:  # trailers, up to the empty line
@@ -236,6 +296,7 @@ class Response(object):
             view[:n] = conn._rbuf[:n]
             del conn._rbuf[:n]
         else:
+            conn._arm()
             n = conn.sock.recv_into(view[:want] if want < len(view) else view, want)
             if n == 0:
                 if self._mode == "close":
@@ -249,12 +310,15 @@ class Response(object):
                 self._done()
         return n
 
-    def read(self, amt=None):
-        """The rest of the body (or up to amt bytes)."""
+    def read(self, amt=None, limit=None):
+        """The rest of the body (or up to amt bytes); ``TooLarge`` when it is longer than ``limit``
+        bytes (a declared length at once, a chunked or close-delimited body as soon as it passes)."""
         if amt is not None:
             out = bytearray(amt)
             n = self.readinto(memoryview(out))
             return bytes(out[:n])
+        if limit is not None and self._mode == "length" and self._left > limit:
+            raise TooLarge("a body of %d bytes, more than %d" % (self._left, limit))
         if self._mode == "length" and self._left <= _PREALLOCATE:  # beyond, memory follows the bytes
             out = bytearray(self._left)
             view = memoryview(out)
@@ -266,13 +330,17 @@ class Response(object):
                 got += n
             view.release()
             return bytes(out)
-        parts = []
+        parts, total = [], 0
         piece = bytearray(_RECV)
         view = memoryview(piece)
         while True:
             n = self.readinto(view)
             if n == 0:
                 break
+            total += n
+            if limit is not None and total > limit:
+                view.release()
+                raise TooLarge("a body of more than %d bytes" % limit)
             parts.append(bytes(view[:n]))
         view.release()
         return b"".join(parts)
