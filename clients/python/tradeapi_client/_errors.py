@@ -36,8 +36,9 @@ class Problem(Exception):
     def __init__(self, status, body, headers=None):
         self.status = status
         self.body = body if isinstance(body, dict) else {}
-        self.type = self.body.get("type", "")
-        self.detail = self.body.get("detail", "")
+        kind, detail = self.body.get("type"), self.body.get("detail")
+        self.type = kind if isinstance(kind, str) else ""  # a body of another shape: a bare status
+        self.detail = detail if isinstance(detail, str) else ""
         self.headers = headers or {}
         Exception.__init__(self, "%s %s: %s" % (status, self.type, self.detail))
 

@@ -1,6 +1,19 @@
 """The gateway connection: keep-alive HTTP/1.1 connections in a small pool (one per thread in
-flight), one deadline per call, 429/503-busy answers retried after their Retry-After while the
-deadline allows, and every failure turned into the real package's (code, message)."""
+flight), deadlines, bounds, 429/503-busy answers retried after their Retry-After while the deadline
+allows, and every failure turned into the real package's (code, message).
+
+Deadlines (``timeout``, seconds). A JSON answer (records, totals, problems) must be over — connect,
+request, headers, body — by the call's deadline. A series must have its headers by the request's
+start + timeout; its body must then keep a minimum rate: every MIN_RATE_BYTES (64 KiB) within
+timeout of the previous ones, so a server that drips is cut and an honest large pull over a slow
+link is not. Every socket operation is armed with what is left (``_wire``), never a fresh timeout per
+receive. A passed deadline is -10005.
+
+Answers. Only a 2xx is a result. A 3xx is -10002 and is never followed (the key never goes to
+another address), as is any other status that is not 4xx/5xx, an answer that is not HTTP, is cut or
+malformed, or is longer than its bound: ``max_json_bytes`` for JSON, the rows asked for (and
+``max_series_bytes`` when set) for series. Whatever a request raises becomes a Fail here, save
+what is not an ``Exception`` (KeyboardInterrupt), which closes the connection and propagates."""
 import http.client
 import json
 import socket
@@ -12,13 +25,39 @@ from urllib.parse import quote, urlencode, urlsplit
 import numpy as np
 
 from ._errors import Fail, Problem, problem_to_fail
-from ._wire import Connection
+from ._wire import Connection, TooLarge
 
 USER_AGENT = "tradeapi-client"
 # Answers worth waiting for (their Retry-After): the gateway is busy, not broken.
 _RETRY_TYPES = ("rate-limit-exceeded", "too-many-streams", "too-many-event-clients", "connection-limit")
 _IDLE_POOL = 8
 _READ = 1 << 20
+MIN_RATE_BYTES = 1 << 16  # a series body brings at least this much per timeout
+DEFAULT_MAX_JSON_BYTES = 64 << 20  # a JSON answer longer than this is not the gateway's
+_FIRST_SERIES_BUFFER = 1 << 22  # a series buffer starts at most this large, whatever is declared
+_RECV_FAILED = "IPC recv failed"
+
+
+def transport_fail(exc, answered):
+    """The Fail for an exception a request raised. ``answered``: the gateway had begun its answer
+    (a connection lost then is a cut answer, -10002, not an unreachable gateway, -10004)."""
+    if isinstance(exc, Fail):
+        return exc
+    if isinstance(exc, socket.timeout):
+        return Fail(-10005)
+    if isinstance(exc, TooLarge):
+        return Fail(-10002, "%s: the answer is too large (%s)" % (_RECV_FAILED, exc))
+    if isinstance(exc, http.client.RemoteDisconnected) and not answered:
+        return Fail(-10004)
+    if isinstance(exc, http.client.HTTPException):
+        return Fail(-10002, "%s: a malformed or cut answer (%s)" % (_RECV_FAILED, type(exc).__name__))
+    if isinstance(exc, ssl.SSLError) and not answered:
+        return Fail(-10004, "TLS: %s" % exc)
+    if isinstance(exc, OSError):
+        return Fail(-10002) if answered else Fail(-10004)
+    if isinstance(exc, MemoryError):
+        return Fail(-3)
+    return Fail(-10002, "%s: %s" % (_RECV_FAILED, type(exc).__name__))
 
 
 def is_loopback(host):
@@ -27,9 +66,10 @@ def is_loopback(host):
 
 
 class Gateway(object):
-    """One gateway: base URL (with any route prefix), API key, default timeout (seconds)."""
+    """One gateway: base URL (with any route prefix), API key, timeout (seconds), bounds."""
 
-    def __init__(self, url, key=None, timeout=60.0, encoding=None):
+    def __init__(self, url, key=None, timeout=60.0, encoding=None, max_json_bytes=DEFAULT_MAX_JSON_BYTES,
+                 max_series_bytes=None):
         parts = urlsplit(url if "://" in url else "http://" + url)
         if parts.scheme not in ("http", "https"):
             raise ValueError("unsupported URL scheme %r (http or https)" % parts.scheme)
@@ -42,6 +82,8 @@ class Gateway(object):
         self.prefix = parts.path.rstrip("/")
         self.key = key or None
         self.timeout = float(timeout)
+        self.max_json_bytes = max_json_bytes
+        self.max_series_bytes = max_series_bytes
         self.loopback = is_loopback(self.host)
         self.encoding = encoding
         self._idle = []
@@ -50,18 +92,17 @@ class Gateway(object):
 
     # ------------------------------------------------------------------ connections
 
-    def _new_connection(self, timeout):
-        return Connection(self.host, self.port, timeout, ssl.create_default_context() if self.https else None)
+    def _new_connection(self):
+        return Connection(self.host, self.port, self.timeout, ssl.create_default_context() if self.https else None)
 
-    def _acquire(self, timeout):
+    def _acquire(self, deadline):
         with self._lock:
             conn = self._idle.pop() if self._idle else None
+        reused = conn is not None
         if conn is None:
-            return self._new_connection(timeout), False
-        conn.timeout = timeout
-        if conn.sock is not None:
-            conn.sock.settimeout(timeout)
-        return conn, True
+            conn = self._new_connection()
+        conn.deadline, conn.idle = deadline, None
+        return conn, reused
 
     def _release(self, conn):
         with self._lock:
@@ -97,52 +138,42 @@ class Gateway(object):
             h.update(extra)
         return h
 
-    def open(self, method, path, query=None, body=None, accept="application/json", timeout=None, headers=None):
-        """Sends a request; returns (response, connection) once a final answer has arrived, the
-        response not yet read. Raises Fail for transport failures and exhausted retries, Problem
-        for other error answers (their body read)."""
-        timeout = self.timeout if timeout is None else float(timeout)
-        deadline = time.monotonic() + timeout
+    def open(self, method, path, query=None, body=None, accept="application/json", timeout=None, headers=None,
+             deadline=None):
+        """Sends a request; returns (response, connection) once a 2xx answer's head has arrived, the
+        body not yet read. ``deadline`` (a time.monotonic() instant; default now + timeout) bounds
+        everything until then. Raises Fail for transport failures, exhausted retries and answers
+        that are not results (3xx, 1xx), Problem for 4xx/5xx (their body read)."""
+        if deadline is None:
+            deadline = time.monotonic() + (self.timeout if timeout is None else float(timeout))
         target = self.path(path, query)
         payload = None if body is None else json.dumps(body, separators=(",", ":")).encode()
         hdrs = self._headers(accept, payload, headers)
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            if deadline - time.monotonic() <= 0:
                 raise Fail(-10005)
-            conn, reused = self._acquire(left)
+            conn, reused = self._acquire(deadline)
             try:
                 conn.request(method, target, body=payload, headers=hdrs)
                 resp = conn.getresponse()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
-                    http.client.CannotSendRequest, http.client.BadStatusLine):
+            except BaseException as e:
                 conn.close()
-                if reused:
+                if not isinstance(e, Exception):
+                    raise
+                if reused and isinstance(e, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+                                             http.client.CannotSendRequest)):
                     continue  # a keep-alive connection the gateway had closed: once more, fresh
-                raise Fail(-10004)
-            except socket.timeout:
-                conn.close()
-                raise Fail(-10005)
-            except ssl.SSLError as e:
-                conn.close()
-                raise Fail(-10004, "TLS: %s" % e)
-            except OSError:
-                conn.close()
-                raise Fail(-10004)
-            except http.client.HTTPException:  # a malformed answer (too long a head, cut short)
-                conn.close()
-                raise Fail(-10002)
-            if resp.status < 400:
+                raise transport_fail(e, False)
+            if 200 <= resp.status < 300:
                 return resp, conn
-            try:
-                raw = resp.read()
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                raise Fail(-10002)
-            self._release(conn)
+            if resp.status < 400 or resp.status > 599:
+                conn.close()  # a redirect is not followed: the key goes nowhere else
+                raise Fail(-10002, "%s: the gateway answered %d %s, not a result (redirects are not followed)"
+                           % (_RECV_FAILED, resp.status, resp.reason[:80]))
+            raw = self.read_json_body(resp, conn)
             try:
                 problem_body = json.loads(raw.decode("utf-8")) if raw else {}
-            except ValueError:
+            except (ValueError, RecursionError):
                 problem_body = {}
             p = Problem(resp.status, problem_body, dict((k.lower(), v) for k, v in resp.getheaders()))
             kind = p.type.rsplit("/", 1)[-1]
@@ -154,36 +185,52 @@ class Gateway(object):
                 raise Fail(-10005)
             raise p
 
-    def call(self, method, path, query=None, body=None, timeout=None):
-        """A JSON answer, parsed. Raises Fail (transport) or Problem."""
-        resp, conn = self.open(method, path, query, body, timeout=timeout)
+    def read_json_body(self, resp, conn):
+        """A JSON answer's body: at most max_json_bytes, by the connection's deadline."""
         try:
-            raw = resp.read()
-        except socket.timeout:
+            raw = resp.read(limit=self.max_json_bytes)
+        except BaseException as e:
             conn.close()
-            raise Fail(-10005)
-        except (OSError, http.client.HTTPException):
-            conn.close()
-            raise Fail(-10002)
+            if not isinstance(e, Exception):
+                raise
+            raise transport_fail(e, True)
         self._release(conn)
+        return raw
+
+    def call(self, method, path, query=None, body=None, timeout=None, deadline=None):
+        """A JSON answer, parsed (None for an empty body), the whole call by ``deadline`` (default:
+        now + timeout). Raises Fail (transport, deadline, bounds, not JSON) or Problem."""
+        resp, conn = self.open(method, path, query, body, timeout=timeout, deadline=deadline)
+        raw = self.read_json_body(resp, conn)
         try:
             return json.loads(raw.decode("utf-8")) if raw else None
-        except ValueError:
-            raise Fail(-10002, "IPC recv failed: the gateway's answer is not JSON")
+        except (ValueError, RecursionError):
+            raise Fail(-10002, "%s: the gateway's answer is not JSON" % _RECV_FAILED)
 
-    def read_into_array(self, resp, conn, dtype):
+    def read_into_array(self, resp, conn, dtype, max_bytes=None):
         """The rest of a response body as a numpy array of ``dtype`` records: read straight into one
         growing buffer (numpy's realloc: large blocks grow in place), then viewed, never parsed.
-        The body must be a whole number of records; a cut stream is a receive failure."""
-        itemsize = np.dtype(dtype).itemsize
-        length = resp.getheader("content-length")
-        cap = int(length) if length is not None else 64 * itemsize * 1024
-        buf = np.empty(max(cap, itemsize), np.uint8)
-        n = 0
+        The body must be a whole number of records, at most ``max_bytes`` (and max_series_bytes),
+        and keep the minimum rate; a cut, long or slow body fails (-10002, -10002, -10005). What
+        the server declares is checked, never allocated before it arrives."""
+        dtype = np.dtype(dtype)
+        itemsize = dtype.itemsize
+        limit = _smaller(max_bytes, self.max_series_bytes)
         try:
+            declared = resp.length
+            if declared is not None and (declared % itemsize or (limit is not None and declared > limit)):
+                raise Fail(-10002, "%s: a series of %d bytes declared (whole %d-byte rows, at most %s)"
+                           % (_RECV_FAILED, declared, itemsize, limit))
+            cap = min(declared if declared is not None else _FIRST_SERIES_BUFFER, _FIRST_SERIES_BUFFER)
+            if limit is not None:
+                cap = min(cap, limit + 1)  # one byte past the bound shows a body too long
+            buf = np.empty(max(cap, itemsize), np.uint8)
+            n = mark = 0
+            conn.deadline = time.monotonic() + self.timeout  # the body's first MIN_RATE_BYTES
             while True:
                 if n == len(buf):
-                    buf.resize(len(buf) * 2, refcheck=False)
+                    size = len(buf) * 2 if limit is None else min(len(buf) * 2, limit + 1)
+                    buf.resize(size, refcheck=False)
                 view = memoryview(buf)[n:]
                 try:
                     got = resp.readinto(view[:_READ * 8])
@@ -192,29 +239,30 @@ class Gateway(object):
                 if not got:
                     break
                 n += got
-        except socket.timeout:
+                if limit is not None and n > limit:
+                    raise Fail(-10002, "%s: the series is longer than %d bytes (the rows asked for%s)"
+                               % (_RECV_FAILED, limit, ", max_series_bytes" if limit == self.max_series_bytes else ""))
+                if n - mark >= MIN_RATE_BYTES:
+                    mark = n
+                    conn.deadline = time.monotonic() + self.timeout
+        except BaseException as e:
             conn.close()
-            raise Fail(-10005)
-        except (OSError, http.client.HTTPException, ValueError):
-            conn.close()
-            raise Fail(-10002)
+            if not isinstance(e, Exception):
+                raise
+            raise transport_fail(e, True)
         self._release(conn)
         if n % itemsize:
-            raise Fail(-10002, "IPC recv failed: %d bytes are not whole %d-byte records" % (n, itemsize))
+            raise Fail(-10002, "%s: %d bytes are not whole %d-byte records" % (_RECV_FAILED, n, itemsize))
         buf.resize(n, refcheck=False)
         return buf.view(dtype)
 
-    def read_all(self, resp, conn):
-        try:
-            raw = resp.read()
-        except socket.timeout:
-            conn.close()
-            raise Fail(-10005)
-        except (OSError, http.client.HTTPException):
-            conn.close()
-            raise Fail(-10002)
-        self._release(conn)
-        return raw
+    def read_all(self, resp, conn, max_bytes=None):
+        """A series body in another form (Parquet, JSON rows) as bytes: the same minimum rate and bounds."""
+        return self.read_into_array(resp, conn, np.uint8, max_bytes).tobytes()
+
+
+def _smaller(a, b):
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _retry_after(value):

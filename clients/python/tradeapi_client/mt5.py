@@ -10,9 +10,14 @@ What differs, by design:
 
 * ``initialize()`` connects to the gateway, not a terminal: ``url`` (default: env ``TRADEAPI_URL``,
   else ``http://127.0.0.1:8000``; a route prefix such as ``/api/v1`` may be part of it), ``key``
-  (env ``TRADEAPI_KEY``), ``timeout`` (ms, per call), ``utc`` (true UTC instead of server time),
-  ``compression``. ``path``/``password``/``portable`` are accepted and ignored; a ``login`` or
-  ``server`` other than the gateway's account fails with -6 (no account switching).
+  (env ``TRADEAPI_KEY``), ``timeout`` (ms: the whole call; a series body must keep at least 64 KiB
+  per timeout), ``utc`` (true UTC instead of server time), ``compression``, ``max_json_bytes``
+  (64 MiB), ``max_series_bytes`` (none). ``path``/``password``/``portable`` are accepted and
+  ignored; a ``login`` or ``server`` other than the gateway's account fails with -6 (no account
+  switching).
+* Nothing the network or the gateway's answer does raises: a function returns its failure value and
+  ``last_error()`` says why (-10005 a deadline, -10002 a cut, malformed, too long or 3xx answer,
+  -10004 no connection). Argument errors behave as the real package's; KeyboardInterrupt propagates.
 * ``order_send`` returns ``None`` with ``(-7, ...)``: the gateway checks orders, it does not send them.
 * ``last_error()`` is kept per thread (calls are thread-safe); a read-only gateway answers what it
   lacks with ``-7``.
@@ -21,6 +26,7 @@ import math
 import operator
 import os
 import threading
+import time
 from urllib.parse import quote
 
 import numpy as np
@@ -28,7 +34,7 @@ import numpy as np
 from . import _constants
 from ._errors import MESSAGES, OK, Fail, Problem
 from ._fields import FIELDS
-from ._http import Gateway, fail_of
+from ._http import DEFAULT_MAX_JSON_BYTES, Gateway, fail_of, transport_fail
 from ._records import RECORD_TYPES, from_json
 from ._series import PACKED, PARQUET, RATE_DTYPE, TICK_DTYPE, from_json_rows, from_parquet
 from ._time import Clock, iso, iso_ms, seconds_of
@@ -84,17 +90,34 @@ Return last error code and description"""
 
 
 def _api(failure=None, connection=True):
-    """Runs a function body: Fail -> last_error + the failure value; success -> (1, 'Success')."""
+    """Runs a function body: Fail -> last_error + the failure value; success -> (1, 'Success').
+
+    Once the body has talked to the gateway (``_gw()``), any other Exception comes from the answer
+    (a shape no gateway sends, a value that does not convert) and fails the call too (-10002; -3
+    for MemoryError); before that it is an argument error and is raised as the package raises it.
+    What is not an Exception (KeyboardInterrupt) always propagates. The call's deadline starts at
+    its first request (``_deadline()``)."""
     def wrap(fn):
         def call(*args, **kwargs):
+            saved = getattr(_local, "talked", False), getattr(_local, "deadline", None)
+            _local.talked, _local.deadline = False, None
             try:
-                if connection and _S.gateway is None:
-                    raise Fail(-10004)
-                result = fn(*args, **kwargs)
-            except (Fail, Problem) as e:
-                f = fail_of(e)
-                _set_error((f.code, f.message))
-                return failure
+                try:
+                    if connection and _S.gateway is None:
+                        raise Fail(-10004)
+                    result = fn(*args, **kwargs)
+                except (Fail, Problem) as e:
+                    f = fail_of(e)
+                    _set_error((f.code, f.message))
+                    return failure
+                except Exception as e:
+                    if not _local.talked:
+                        raise
+                    f = transport_fail(e, True)
+                    _set_error((f.code, f.message))
+                    return failure
+            finally:
+                _local.talked, _local.deadline = saved
             _set_error(OK)
             return result
         call.__name__ = call.__qualname__ = fn.__name__
@@ -166,22 +189,57 @@ def _date(value):
 
 
 def _gw():
+    """The gateway, for a request: from here on an exception is the answer's, not the arguments'."""
     g = _S.gateway
     if g is None:
         raise Fail(-10004)
+    _local.talked = True
     return g
 
 
+def _deadline(g):
+    """The running call's deadline: its first request's start + timeout, for all its requests."""
+    d = getattr(_local, "deadline", None)
+    if d is None:
+        d = _local.deadline = time.monotonic() + g.timeout
+    return d
+
+
+def _call(method, path, query=None, body=None):
+    g = _gw()
+    return g.call(method, path, query, body, deadline=_deadline(g))
+
+
 def _get(path, query=None):
-    return _gw().call("GET", path, query)
+    return _call("GET", path, query)
+
+
+_BAD_ANSWER = "IPC recv failed: the gateway's answer has an unexpected shape"
+
+
+def _obj(value):
+    """A JSON object the gateway answered (anything else: -10002)."""
+    if not isinstance(value, dict):
+        raise Fail(-10002, _BAD_ANSWER)
+    return value
+
+
+def _number(obj, key, kind=int):
+    """A number field of an answer, as ``kind``."""
+    value = _obj(obj).get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise Fail(-10002, _BAD_ANSWER)
+    return kind(value)
 
 
 def _record(name, obj):
-    return from_json(name, obj, _S.clock.out)
+    return from_json(name, _obj(obj), _S.clock.out)
 
 
 def _records(name, rows):
-    return tuple(_record(name, r) for r in rows or ())
+    if not isinstance(rows, list):
+        raise Fail(-10002, _BAD_ANSWER)
+    return tuple(_record(name, r) for r in rows)
 
 # ====================================================================== connection
 
@@ -203,16 +261,21 @@ def _default_compression(gateway):
 @_api(False, connection=False)
 def initialize(*args, **kwargs):
     """initialize([path],[login=LOGIN],[password="PASSWORD"],[server="SERVER"],[timeout=TIMEOUT],[portable=False],
-           [url="http://127.0.0.1:8000"],[key=None],[utc=False],[compression=None])
+           [url="http://127.0.0.1:8000"],[key=None],[utc=False],[compression=None],
+           [max_json_bytes=67108864],[max_series_bytes=None])
 
 Connect to the tradeapi gateway (the terminal behind it). url/key default to the environment
-variables TRADEAPI_URL and TRADEAPI_KEY; timeout is in milliseconds (default 60000), per call;
-utc=True returns true UTC instead of the broker's server time; compression is 'zstd', 'lz4',
-'snappy' (Parquet, needs pyarrow) or 'none' for series (default: none on loopback, else zstd when
-pyarrow is installed). A login or server other than the gateway's account fails with -6."""
+variables TRADEAPI_URL and TRADEAPI_KEY; timeout is in milliseconds (default 60000) and bounds each
+call as a whole, save that a series body may take longer as long as it brings at least 64 KiB per
+timeout; utc=True returns true UTC instead of the broker's server time; compression is 'zstd',
+'lz4', 'snappy' (Parquet, needs pyarrow) or 'none' for series (default: none on loopback, else zstd
+when pyarrow is installed); max_json_bytes bounds a JSON answer (default 64 MiB), max_series_bytes
+a series (default: no bound but the rows asked for). A login or server other than the gateway's
+account fails with -6."""
     if len(args) > 1:
         raise Fail(-2, _INVALID_ARGS)
-    allowed = ("path", "login", "password", "server", "timeout", "portable", "url", "key", "utc", "compression")
+    allowed = ("path", "login", "password", "server", "timeout", "portable", "url", "key", "utc", "compression",
+               "max_json_bytes", "max_series_bytes")
     unknown = set(kwargs) - set(allowed)
     if unknown:
         raise TypeError("initialize() got an unexpected keyword argument %r" % sorted(unknown)[0])
@@ -231,16 +294,26 @@ pyarrow is installed). A login or server other than the gateway's account fails 
     compression = kwargs.get("compression")
     if compression is not None and compression not in _COMPRESSIONS:
         raise Fail(-2, 'Invalid "compression" argument')
+    bounds = {}
+    for name, default in (("max_json_bytes", DEFAULT_MAX_JSON_BYTES), ("max_series_bytes", None)):
+        value = kwargs.get(name, default)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise Fail(-2, 'Invalid "%s" argument' % name)
+        bounds[name] = value
     url = kwargs.get("url") or _env_url()
     key = kwargs.get("key") if kwargs.get("key") is not None else os.environ.get("TRADEAPI_KEY")
+    if key is not None and not all(" " <= c <= "~" for c in key):  # a header value: printable ASCII, no CR/LF
+        raise Fail(-2, 'Invalid "key" argument')
     try:
-        gateway = Gateway(url, key, timeout / 1000.0)
+        gateway = Gateway(url, key, timeout / 1000.0, **bounds)
     except ValueError as e:
         raise Fail(-2, 'Invalid "url" argument: %s' % e)
     try:
-        clock = _connect(gateway, bool(kwargs.get("utc")))
+        _local.talked = True
+        deadline = _deadline(gateway)
+        clock = _connect(gateway, bool(kwargs.get("utc")), deadline)
         if login_ is not None or kwargs.get("server") is not None:
-            account = gateway.call("GET", "/account")
+            account = _obj(gateway.call("GET", "/account", deadline=deadline))
             if login_ is not None and account.get("login") != login_:
                 raise Fail(-6)
             if kwargs.get("server") is not None and account.get("server") != kwargs["server"]:
@@ -258,14 +331,14 @@ pyarrow is installed). A login or server other than the gateway's account fails 
     return True
 
 
-def _connect(gateway, utc):
+def _connect(gateway, utc, deadline):
     """The gateway's statement of its clock (GET /server-time), as a Clock. Answers -6 for a wrong key."""
     try:
-        stated = gateway.call("GET", "/server-time")
+        stated = _obj(gateway.call("GET", "/server-time", deadline=deadline))
     except Problem as p:
         if p.status == 404 and p.type.endswith("/not-found"):
             stated = None  # an older gateway that does not state its clock: times pass through
-            gateway.call("GET", "/version")  # still proves the key and the terminal
+            gateway.call("GET", "/version", deadline=deadline)  # still proves the key and the terminal
         else:
             raise
     if stated is None:
@@ -294,7 +367,7 @@ The gateway serves one account: True when it is this one, else False with -6 (no
     for key in ("password", "server"):
         if key in kwargs and not isinstance(kwargs[key], str):
             raise Fail(-2, 'Invalid "%s" argument' % key)
-    account = _get("/account")
+    account = _obj(_get("/account"))
     if account.get("login") != number or kwargs.get("server") not in (None, account.get("server")):
         raise Fail(-6)
     return True
@@ -319,7 +392,10 @@ def version():
 
 Get MetaTrader 5 terminal version"""
     v = _get("/version")
-    return (int(v["terminal_version"]), int(v["build"]), str(v["build_date"]))
+    build_date = _obj(v).get("build_date")
+    if not isinstance(build_date, str):
+        raise Fail(-10002, _BAD_ANSWER)
+    return (_number(v, "terminal_version"), _number(v, "build"), build_date)
 
 
 @_api(None)
@@ -345,7 +421,7 @@ def symbols_total():
     """symbols_total()
 
 Return the number of all available symbols"""
-    return int(_get("/symbols/total")["total"])
+    return _number(_get("/symbols/total"), "total")
 
 
 @_api(None)
@@ -386,7 +462,7 @@ Select symbol in Market Watch window or remove symbol from the window"""
     enable = True if len(args) == 1 else args[1]
     if not isinstance(enable, (bool, int)):
         raise Fail(-2, _INVALID_ARGS)
-    _gw().call("POST", "/symbols/%s/select" % name, {"enable": "true" if enable else "false"})
+    _obj(_call("POST", "/symbols/%s/select" % name, {"enable": "true" if enable else "false"}))
     return True
 
 # ====================================================================== depth of market
@@ -398,7 +474,7 @@ def market_book_add(*args, **kwargs):
 
 Opens Depth of Market for a selected symbol"""
     (name,) = _positional("market_book_add", args, kwargs, (1,))
-    _gw().call("POST", "/market-book/%s/subscribe" % _seg(name))
+    _obj(_call("POST", "/market-book/%s/subscribe" % _seg(name)))
     return True
 
 
@@ -408,7 +484,7 @@ def market_book_release(*args, **kwargs):
 
 Closes Depth of Market for a selected symbol"""
     (name,) = _positional("market_book_release", args, kwargs, (1,))
-    _gw().call("POST", "/market-book/%s/unsubscribe" % _seg(name))
+    _obj(_call("POST", "/market-book/%s/unsubscribe" % _seg(name)))
     return True
 
 
@@ -423,10 +499,13 @@ Returns Depth of Market structures of a specified symbol"""
 # ====================================================================== series
 
 
-def _fetch_series(which, path, query):
-    """One series request: the packed rows viewed as the real dtype (or Parquet/JSON rows)."""
+def _fetch_series(which, path, query, max_rows=None):
+    """One series request: the packed rows viewed as the real dtype (or Parquet/JSON rows). Its
+    head by the request's start + timeout, its body at the minimum rate; more than ``max_rows``
+    rows (the count asked for), or a body of another type than asked, is -10002."""
     g = _gw()
     dtype = TICK_DTYPE if which == "ticks" else RATE_DTYPE
+    max_bytes = None if max_rows is None else max(0, max_rows) * dtype.itemsize
     while True:
         fmt = _S.series_format
         q = dict(query)
@@ -444,11 +523,17 @@ def _fetch_series(which, path, query):
                 _S.series_format = "json"  # a gateway without the packed form
                 continue
             raise
-        if compression:
-            return from_parquet(g.read_all(resp, conn), dtype)
-        if fmt == "packed":
-            return g.read_into_array(resp, conn, dtype)
-        return from_json_rows(g.read_all(resp, conn), dtype)
+        media = (resp.getheader("content-type") or "").split(";", 1)[0].strip().lower()
+        if media != accept:
+            conn.close()
+            raise Fail(-10002, "IPC recv failed: a series answered as %r, not %s" % (media[:80], accept))
+        if fmt == "packed" and not compression:
+            return g.read_into_array(resp, conn, dtype, max_bytes)
+        raw = g.read_all(resp, conn)
+        array = from_parquet(raw, dtype) if compression else from_json_rows(raw, dtype)
+        if max_rows is not None and len(array) > max(0, max_rows):
+            raise Fail(-10002, "IPC recv failed: more rows than asked for")
+        return array
 
 
 def _out_series(array):
@@ -472,7 +557,7 @@ def copy_rates_from(*args, **kwargs):
 Get bars starting from specific date"""
     symbol, tf, date_from, count = _rates_args("copy_rates_from", args, kwargs)
     query = {"symbol": symbol, "timeframe": tf, "date_from": _date(date_from), "count": _int(count)}
-    return _out_series(_fetch_series("rates", "/rates/from", query))
+    return _out_series(_fetch_series("rates", "/rates/from", query, query["count"]))
 
 
 @_api(None)
@@ -482,7 +567,7 @@ def copy_rates_from_pos(*args, **kwargs):
 Get bars starting from specified position"""
     symbol, tf, start, count = _rates_args("copy_rates_from_pos", args, kwargs)
     query = {"symbol": symbol, "timeframe": tf, "start_pos": _int(start), "count": _int(count)}
-    return _out_series(_fetch_series("rates", "/rates/from-pos", query))
+    return _out_series(_fetch_series("rates", "/rates/from-pos", query, query["count"]))
 
 
 @_api(None)
@@ -511,11 +596,12 @@ Get ticks starting from specific date"""
     if count < 0:
         raise Fail(-2)
     if count == 0:  # the gateway takes positive counts: ask for one and return none (the symbol checked)
-        return _fetch_series("ticks", "/ticks/from", {"symbol": symbol, "date_from": start, "count": 1, "flags": flags})[:0]
+        return _fetch_series("ticks", "/ticks/from", {"symbol": symbol, "date_from": start, "count": 1, "flags": flags}, 1)[:0]
     pages, have, skip = [], 0, 0
     while have < count:
         want = min(count - have + skip, MAX_PAGE)
-        page = _fetch_series("ticks", "/ticks/from", {"symbol": symbol, "date_from": start, "count": want, "flags": flags})
+        page = _fetch_series("ticks", "/ticks/from", {"symbol": symbol, "date_from": start, "count": want, "flags": flags},
+                             want)
         got = len(page)
         page = page[skip:]
         if len(page):
@@ -559,7 +645,7 @@ def orders_total():
     """orders_total()
 
 Return the number of orders"""
-    return int(_get("/orders/total")["total"])
+    return _number(_get("/orders/total"), "total")
 
 
 @_api(None)
@@ -576,7 +662,7 @@ def positions_total():
     """positions_total()
 
 Return the number of open positions"""
-    return int(_get("/positions/total")["total"])
+    return _number(_get("/positions/total"), "total")
 
 
 @_api(None)
@@ -607,7 +693,7 @@ def _history(name, path, record, args, kwargs):
 
 def _history_total(name, path, args, kwargs):
     lo, hi = _positional(name, args, kwargs, (2,))
-    return int(_get(path, {"date_from": _date(lo), "date_to": _date(hi)})["total"])
+    return _number(_get(path, {"date_from": _date(lo), "date_to": _date(hi)}), "total")
 
 
 @_api(None)
@@ -651,7 +737,7 @@ def order_calc_margin(*args, **kwargs):
 Calculate margin required for specified order"""
     action, symbol, volume, price = _positional("order_calc_margin", args, kwargs, (4,))
     q = {"action": _int(action), "symbol": _str(symbol), "volume": _num(_float(volume)), "price": _num(_float(price))}
-    return float(_get("/calc/margin", q)["margin"])
+    return _number(_get("/calc/margin", q), "margin", float)
 
 
 @_api(None)
@@ -662,7 +748,7 @@ Calculate profit for the current account in the current market conditions based 
     action, symbol, volume, p_open, p_close = _positional("order_calc_profit", args, kwargs, (5,))
     q = {"action": _int(action), "symbol": _str(symbol), "volume": _num(_float(volume)),
          "price_open": _num(_float(p_open)), "price_close": _num(_float(p_close))}
-    return float(_get("/calc/profit", q)["profit"])
+    return _number(_get("/calc/profit", q), "profit", float)
 
 
 _REQUEST_KINDS = dict(FIELDS["TradeRequest"])
@@ -708,7 +794,7 @@ def order_check(*args, **kwargs):
 
 Check if there are enough funds to execute required trading operation"""
     request = _request(args, kwargs)
-    return _record("OrderCheckResult", _gw().call("POST", "/order/check", body={"request": request}))
+    return _record("OrderCheckResult", _call("POST", "/order/check", body={"request": request}))
 
 
 @_api(None)
