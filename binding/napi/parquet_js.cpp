@@ -1,5 +1,6 @@
 // ParquetWriter: one Parquet file being written by JS as "PAR1", then the bytes of each row group
-// in the order encodeRowGroup was called, then finish()'s footer. Row groups encode in parallel on
+// in the order encodeRowGroup was called, then finish()'s footer (with the caller's key-value
+// metadata, if any). Row groups encode in parallel on
 // the libuv thread pool; the footer needs every one of them encoded (none failed, none pending).
 //
 // A row group's input is a list of slices [chunk, from, to) of series chunks (the terminal's
@@ -114,6 +115,36 @@ size_t IndexValue(Napi::Env env, const Napi::Value& v, const char* what) {
   return static_cast<size_t>(d);
 }
 
+// finish()'s metadata argument: undefined / null for none, else an object whose own enumerable
+// string-keyed properties are all strings (TypeError otherwise), within key_value.h's bounds
+// (RangeError otherwise).
+pq::KeyValueMetadata MetadataArg(Napi::Env env, const Napi::Value& v) {
+  pq::KeyValueMetadata out;
+  if (v.IsUndefined() || v.IsNull()) return out;
+  if (!v.IsObject() || v.IsArray()) throw Napi::TypeError::New(env, "ParquetWriter.finish: metadata must be an object of strings");
+  napi_value names_value;
+  if (napi_get_all_property_names(env, v, napi_key_own_only, static_cast<napi_key_filter>(napi_key_enumerable | napi_key_skip_symbols),
+                                  napi_key_numbers_to_strings, &names_value) != napi_ok)
+    throw Napi::Error::New(env, "ParquetWriter.finish: cannot list the metadata's keys");
+  Napi::Array names(env, names_value);
+  Napi::Object object = v.As<Napi::Object>();
+  if (names.Length() > pq::kMaxKeyValuePairs)
+    throw Napi::RangeError::New(env, "ParquetWriter.finish: " + std::to_string(names.Length()) + " metadata keys, at most " +
+                                         std::to_string(pq::kMaxKeyValuePairs));
+  for (uint32_t i = 0; i < names.Length(); ++i) {
+    Napi::Value name = names.Get(i);
+    Napi::Value value = object.Get(name);
+    std::string key = name.As<Napi::String>().Utf8Value();
+    if (!value.IsString()) throw Napi::TypeError::New(env, "ParquetWriter.finish: metadata \"" + key + "\" must be a string");
+    std::string text = value.As<Napi::String>().Utf8Value();
+    if (key.size() > pq::kMaxKeyValueBytes || text.size() > pq::kMaxKeyValueBytes)
+      throw Napi::RangeError::New(env, "ParquetWriter.finish: metadata keys and values are at most " + std::to_string(pq::kMaxKeyValueBytes) +
+                                           " bytes of UTF-8 each");
+    out.emplace_back(std::move(key), std::move(text));
+  }
+  return out;
+}
+
 class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -219,9 +250,12 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
     return promise;
   }
 
-  // finish() -> Buffer: the footer (FileMetaData, its length, "PAR1") for every row group so far.
+  // finish(metadata?: Record<string, string>) -> Buffer: the footer (FileMetaData, its length,
+  // "PAR1") for every row group so far, with `metadata` as its key_value_metadata (own enumerable
+  // string keys, in property order). A bad `metadata` throws and leaves the writer unfinished.
   Napi::Value Finish(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    const pq::KeyValueMetadata metadata = MetadataArg(env, info[0]);
     if (state_->finished) throw Napi::Error::New(env, "ParquetWriter: already finished");
     if (state_->failed) throw Napi::Error::New(env, "ParquetWriter: a row group failed to encode");
     if (state_->pending > 0) throw Napi::Error::New(env, "ParquetWriter: row groups are still encoding");
@@ -232,7 +266,7 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
     const FileConfig& config = *state_->config;
     std::vector<uint8_t> footer;
     try {
-      footer = pq::encode_footer(config.schema, config.options, groups, config.created_by);
+      footer = pq::encode_footer(config.schema, config.options, groups, config.created_by, metadata);
     } catch (const std::exception& e) {
       throw Napi::Error::New(env, std::string("parquet: ") + e.what());
     }

@@ -190,6 +190,7 @@ class ParquetReaderWrap : public Napi::ObjectWrap<ParquetReaderWrap> {
                            InstanceAccessor<&ParquetReaderWrap::Columns>("columns"),
                            InstanceAccessor<&ParquetReaderWrap::NumRows>("numRows"),
                            InstanceAccessor<&ParquetReaderWrap::CreatedBy>("createdBy"),
+                           InstanceAccessor<&ParquetReaderWrap::Metadata>("metadata"),
                        });
   }
 
@@ -303,10 +304,27 @@ class ParquetReaderWrap : public Napi::ObjectWrap<ParquetReaderWrap> {
   Napi::Value NumRows(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(info_->num_rows)); }
   Napi::Value CreatedBy(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), info_->created_by); }
 
+  // The footer's key-value metadata as a frozen object without a prototype (so that no key, not
+  // even "__proto__" or "constructor", means anything but the file's own value), keys in file
+  // order; an empty object when the file has none. Made once.
+  Napi::Value Metadata(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!metadata_.IsEmpty()) return metadata_.Value();
+    Napi::Object global_object = env.Global().Get("Object").As<Napi::Object>();
+    Napi::Object out = global_object.Get("create").As<Napi::Function>().Call(global_object, {env.Null()}).As<Napi::Object>();
+    for (const auto& [key, value] : info_->key_value_metadata) {
+      out.DefineProperty(Napi::PropertyDescriptor::Value(Napi::String::New(env, key), Napi::String::New(env, value), napi_enumerable));
+    }
+    global_object.Get("freeze").As<Napi::Function>().Call(global_object, {out});
+    metadata_ = Napi::Persistent(out);
+    return out;
+  }
+
   Napi::ObjectReference bytes_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::shared_ptr<const pq::FileInfo> info_;
+  Napi::ObjectReference metadata_;
 };
 
 }  // namespace

@@ -283,6 +283,60 @@ ChunkMeta read_column_chunk(CompactReader& r) {
   return m;
 }
 
+// Well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF): the key-value
+// metadata's strings become JS strings, which must not merge two different keys into one.
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const uint8_t* const end = p + s.size();
+  while (p < end) {
+    const uint8_t b = *p;
+    if (b < 0x80) {
+      ++p;
+      continue;
+    }
+    // Continuation bytes after the lead byte, the lead's payload bits, the smallest code point.
+    size_t n = 0;
+    uint32_t cp = 0, min = 0;
+    if ((b & 0xE0) == 0xC0) {
+      n = 1, cp = b & 0x1Fu, min = 0x80;
+    } else if ((b & 0xF0) == 0xE0) {
+      n = 2, cp = b & 0x0Fu, min = 0x800;
+    } else if ((b & 0xF8) == 0xF0) {
+      n = 3, cp = b & 0x07u, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (static_cast<size_t>(end - p) <= n) return false;
+    for (size_t i = 1; i <= n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+std::pair<std::string, std::string> read_key_value(CompactReader& r) {
+  std::optional<std::string> key;
+  std::string value;
+  r.read_struct([&](int16_t id, CType t) {
+    if (id == 1 || id == 2) {
+      r.expect(t, CType::Binary, id == 1 ? "KeyValue.key" : "KeyValue.value");
+      const std::string_view s = r.binary();
+      if (s.size() > kMaxKeyValueBytes)
+        unsupported(std::string("key-value metadata with a ") + (id == 1 ? "key" : "value") + " of " + std::to_string(s.size()) +
+                    " bytes (at most " + std::to_string(kMaxKeyValueBytes) + ")");
+      if (!valid_utf8(s)) unsupported(std::string("key-value metadata with a ") + (id == 1 ? "key" : "value") + " that is not UTF-8");
+      (id == 1 ? key.emplace() : value) = std::string(s);
+    } else {
+      r.skip(t);
+    }
+  });
+  if (!key) corrupt("FileMetaData has a KeyValue without its key");
+  return {std::move(*key), std::move(value)};
+}
+
 struct RowGroupMetaRead {
   int64_t num_rows = -1;
   std::vector<ChunkMeta> columns;
@@ -506,10 +560,27 @@ FileInfo read_metadata(const uint8_t* data, size_t size) {
         for (size_t i = 0; i < n; ++i) groups.push_back(read_row_group(r));
         break;
       }
+      case 5: {
+        r.expect(t, CType::List, "FileMetaData.key_value_metadata");
+        CType element;
+        const size_t n = r.list(element);
+        if (element != CType::Struct) r.fail("has key_value_metadata that is not structs");
+        if (n > kMaxKeyValuePairs)
+          unsupported("key-value metadata of " + std::to_string(n) + " pairs (at most " + std::to_string(kMaxKeyValuePairs) + ")");
+        info.key_value_metadata.reserve(n);
+        for (size_t i = 0; i < n; ++i) info.key_value_metadata.push_back(read_key_value(r));
+        break;
+      }
       case 6: r.expect(t, CType::Binary, "FileMetaData.created_by"); info.created_by = std::string(r.binary()); break;
       default: r.skip(t);
     }
   });
+  for (size_t i = 0; i < info.key_value_metadata.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (info.key_value_metadata[i].first == info.key_value_metadata[j].first)
+        unsupported("key-value metadata with the key \"" + info.key_value_metadata[i].first + "\" twice");
+    }
+  }
   if (schema.empty()) corrupt("FileMetaData has no schema");
   if (!have_rows || info.num_rows < 0) corrupt("FileMetaData has no valid num_rows");
 

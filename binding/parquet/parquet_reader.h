@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "compression.h"
+#include "key_value.h"
 
 namespace tradeapi::parquet {
 
@@ -71,6 +72,11 @@ struct FileInfo {
   int64_t num_rows = 0;
   std::vector<RowGroupInfo> row_groups;
   std::string created_by;
+  // FileMetaData.key_value_metadata in file order (a KeyValue without a value: an empty value).
+  // More than kMaxKeyValuePairs pairs, a key or value longer than kMaxKeyValueBytes or not UTF-8,
+  // or a key twice is refused as UnsupportedError (key_value.h); a KeyValue without its key is
+  // CorruptError.
+  KeyValueMetadata key_value_metadata;
 
   // Index of the column so named, or -1.
   int find(const std::string& name) const;

@@ -399,9 +399,19 @@ void write_schema_element(CompactWriter& w, const ColumnSpec& spec) {
 
 }  // namespace
 
+void check_key_value_metadata(const KeyValueMetadata& metadata) {
+  if (metadata.size() > kMaxKeyValuePairs)
+    throw std::invalid_argument("parquet: " + std::to_string(metadata.size()) + " key-value pairs, at most " + std::to_string(kMaxKeyValuePairs));
+  for (const auto& [key, value] : metadata) {
+    if (key.size() > kMaxKeyValueBytes || value.size() > kMaxKeyValueBytes)
+      throw std::invalid_argument("parquet: a key or value of key-value metadata longer than " + std::to_string(kMaxKeyValueBytes) + " bytes");
+  }
+}
+
 std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOptions& options,
                                           const std::vector<RowGroupMeta>& row_groups, int64_t first_offset,
-                                          const std::string& created_by) {
+                                          const std::string& created_by, const KeyValueMetadata& metadata) {
+  check_key_value_metadata(metadata);
   std::vector<uint8_t> out;
   CompactWriter w(out);
   w.field_i32(1, 2);  // version
@@ -471,6 +481,15 @@ std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOpti
     w.end_struct();
     offset += group.byte_size;
   }
+  if (!metadata.empty()) {
+    w.begin_list_field(5, CType::Struct, metadata.size());  // key_value_metadata
+    for (const auto& [key, value] : metadata) {
+      w.begin_struct_element();  // KeyValue
+      w.field_string(1, key);
+      w.field_string(2, value);
+      w.end_struct();
+    }
+  }
   w.field_string(6, created_by);
   if (options.statistics) {
     w.begin_list_field(7, CType::Struct, schema.size());  // column_orders: TYPE_ORDER for every column
@@ -486,8 +505,9 @@ std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOpti
 }
 
 std::vector<uint8_t> encode_footer(const Schema& schema, const WriterOptions& options,
-                                   const std::vector<RowGroupMeta>& row_groups, const std::string& created_by) {
-  std::vector<uint8_t> out = encode_file_metadata(schema, options, row_groups, sizeof(kMagic), created_by);
+                                   const std::vector<RowGroupMeta>& row_groups, const std::string& created_by,
+                                   const KeyValueMetadata& metadata) {
+  std::vector<uint8_t> out = encode_file_metadata(schema, options, row_groups, sizeof(kMagic), created_by, metadata);
   const auto length = static_cast<uint32_t>(out.size());
   for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(length >> (8 * b)));
   out.insert(out.end(), kMagic, kMagic + sizeof(kMagic));

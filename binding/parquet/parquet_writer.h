@@ -5,7 +5,8 @@
 //                       with offsets relative to the row group's first byte. Pure function of its
 //                       inputs: several row groups may be encoded at once on different threads.
 //   encode_footer()     the row groups' metadata, in the order their bytes were written after the
-//                       4-byte "PAR1" magic -> FileMetaData (Thrift compact) + length + "PAR1".
+//                       4-byte "PAR1" magic, and the caller's key-value metadata (key_value.h)
+//                       -> FileMetaData (Thrift compact) + length + "PAR1".
 //
 // So a file is "PAR1" + row group bytes in order + footer. Encodings: PLAIN, DELTA_BINARY_PACKED
 // for int64 columns marked so (sorted times), BYTE_STREAM_SPLIT for columns marked so (doubles:
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "compression.h"
+#include "key_value.h"
 
 namespace tradeapi::parquet {
 
@@ -112,14 +114,20 @@ EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& opti
 
 inline constexpr char kMagic[4] = {'P', 'A', 'R', '1'};
 
-// The footer for row groups written, in this order, right after the leading magic.
+// The footer for row groups written, in this order, right after the leading magic; `metadata`
+// (when not empty) becomes FileMetaData.key_value_metadata, pairs in the order given. Throws
+// std::invalid_argument when it exceeds kMaxKeyValuePairs or kMaxKeyValueBytes (key_value.h).
 std::vector<uint8_t> encode_footer(const Schema& schema, const WriterOptions& options,
-                                   const std::vector<RowGroupMeta>& row_groups, const std::string& created_by);
+                                   const std::vector<RowGroupMeta>& row_groups, const std::string& created_by,
+                                   const KeyValueMetadata& metadata = {});
 
 // The FileMetaData alone (Thrift compact), row groups starting at byte `first_offset`.
 std::vector<uint8_t> encode_file_metadata(const Schema& schema, const WriterOptions& options,
                                           const std::vector<RowGroupMeta>& row_groups, int64_t first_offset,
-                                          const std::string& created_by);
+                                          const std::string& created_by, const KeyValueMetadata& metadata = {});
+
+// Throws std::invalid_argument when `metadata` exceeds the bounds of key_value.h.
+void check_key_value_metadata(const KeyValueMetadata& metadata);
 
 // A dictionary page header (Thrift compact): `num_values` PLAIN-encoded values.
 void encode_dictionary_page_header(std::vector<uint8_t>& out, int32_t num_values, size_t uncompressed_size,

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <random>
@@ -72,7 +73,8 @@ Table make_table(const Schema& schema, size_t rows, uint32_t seed) {
 }
 
 // The file the writer makes of `t`, in row groups of `group_rows`.
-Bytes write_file(const Schema& schema, const WriterOptions& options, const Table& t, size_t group_rows) {
+Bytes write_file(const Schema& schema, const WriterOptions& options, const Table& t, size_t group_rows,
+                 const KeyValueMetadata& metadata = {}) {
   Bytes file(kMagic, kMagic + 4);
   std::vector<RowGroupMeta> metas;
   for (size_t from = 0; from < t.rows; from += group_rows) {
@@ -86,7 +88,7 @@ Bytes write_file(const Schema& schema, const WriterOptions& options, const Table
     file.insert(file.end(), g.bytes.begin(), g.bytes.end());
     metas.push_back(std::move(g.meta));
   }
-  const Bytes footer = encode_footer(schema, options, metas, "test");
+  const Bytes footer = encode_footer(schema, options, metas, "test", metadata);
   file.insert(file.end(), footer.begin(), footer.end());
   return file;
 }
@@ -310,6 +312,8 @@ struct HandOptions {
   int32_t codec = 0;
   bool nested = false;
   bool file_path = false;
+  // Writes more FileMetaData fields after row_groups (field 4), e.g. key_value_metadata (5).
+  std::function<void(CompactWriter&)> after_row_groups;
 };
 
 // "PAR1" + the chunk + a footer for one column "v" of `rows` rows.
@@ -364,6 +368,7 @@ Bytes hand_file(const HandChunk& chunk, int64_t rows, const HandOptions& o = {})
   w.field_i64(2, static_cast<int64_t>(chunk.pages.size()));
   w.field_i64(3, rows);
   w.end_struct();
+  if (o.after_row_groups) o.after_row_groups(w);
   w.end_message();
   file.insert(file.end(), meta.begin(), meta.end());
   const auto length = static_cast<uint32_t>(meta.size());
@@ -521,6 +526,117 @@ TEST(ParquetReader, RefusesWhatItDoesNotKnowAsUnsupported) {
   plain.encodings = {0};
   add_page(plain.pages, Codec::Uncompressed, 0, values, 4, 0);
   EXPECT_NO_THROW(decode(hand_file(plain, 4), 4));
+}
+
+// --- Key-value metadata (FileMetaData field 5) -------------------------------------------------------
+
+TEST(ParquetReader, KeyValueMetadataRoundTrips) {
+  const Schema schema = tick_schema();
+  const Table t = make_table(schema, 700, 21);
+  const KeyValueMetadata kv = {{"tradeapi.symbol", "EURUSD"},
+                               {"tradeapi.rows", "700"},
+                               {"tradeapi.hash", "4ca8fe8806e07716ac061842477b351b"},
+                               {"empty", ""},
+                               {"\xC3\xBCnicode \xE2\x82\xAC", "\xF0\x9F\x93\x88 ok"},
+                               {"a", "order kept, not sorted"}};
+  const Bytes file = write_file(schema, WriterOptions{}, t, 256, kv);
+  const FileInfo info = read_metadata(file.data(), file.size());
+  EXPECT_EQ(info.key_value_metadata, kv);
+  expect_round_trip(schema, file, t, 256);
+  // None written: none read; and the footer is byte for byte what it was without the argument.
+  const Bytes bare = write_file(schema, WriterOptions{}, t, 256);
+  EXPECT_TRUE(read_metadata(bare.data(), bare.size()).key_value_metadata.empty());
+  EXPECT_EQ(encode_footer(schema, WriterOptions{}, {}, "x", {}), encode_footer(schema, WriterOptions{}, {}, "x"));
+  // The limits exactly: 64 pairs of 4096-byte keys and values.
+  KeyValueMetadata full;
+  for (size_t i = 0; i < kMaxKeyValuePairs; ++i) {
+    std::string key(kMaxKeyValueBytes, 'k');
+    key.replace(0, 4, std::to_string(1000 + i));
+    full.emplace_back(std::move(key), std::string(kMaxKeyValueBytes, static_cast<char>('a' + i % 26)));
+  }
+  const Bytes big = write_file(schema, WriterOptions{}, t, 700, full);
+  EXPECT_EQ(read_metadata(big.data(), big.size()).key_value_metadata, full);
+}
+
+TEST(ParquetWriter, KeyValueMetadataBeyondTheBoundsIsRefused) {
+  const Schema schema = tick_schema();
+  KeyValueMetadata many;
+  for (size_t i = 0; i <= kMaxKeyValuePairs; ++i) many.emplace_back("k" + std::to_string(i), "v");
+  EXPECT_THROW(encode_footer(schema, WriterOptions{}, {}, "x", many), std::invalid_argument);
+  EXPECT_THROW(encode_footer(schema, WriterOptions{}, {}, "x", {{std::string(kMaxKeyValueBytes + 1, 'k'), "v"}}), std::invalid_argument);
+  EXPECT_THROW(encode_footer(schema, WriterOptions{}, {}, "x", {{"k", std::string(kMaxKeyValueBytes + 1, 'v')}}), std::invalid_argument);
+}
+
+// A one-column file whose footer carries key_value_metadata written by `write` (KeyValue structs).
+Bytes file_with_key_values(size_t pairs, const std::function<void(CompactWriter&, size_t)>& write) {
+  HandChunk c;
+  c.encodings = {0};
+  Bytes body;
+  put<int64_t>(body, 42);
+  add_page(c.pages, Codec::Uncompressed, 0, body, 1, 0);
+  HandOptions o;
+  o.after_row_groups = [&](CompactWriter& w) {
+    w.begin_list_field(5, CType::Struct, pairs);
+    for (size_t i = 0; i < pairs; ++i) {
+      w.begin_struct_element();
+      write(w, i);
+      w.end_struct();
+    }
+  };
+  return hand_file(c, 1, o);
+}
+
+TEST(ParquetReader, KeyValueMetadataBoundsAndDamage) {
+  auto pair = [](std::string key, std::string value) {
+    return [key, value](CompactWriter& w, size_t) {
+      w.field_string(1, key);
+      w.field_string(2, value);
+    };
+  };
+  auto metadata = [](const Bytes& f) { return read_metadata(f.data(), f.size()).key_value_metadata; };
+  // A KeyValue without a value reads as an empty value; unknown fields are skipped.
+  EXPECT_EQ(metadata(file_with_key_values(2, [](CompactWriter& w, size_t i) {
+              w.field_string(1, "k" + std::to_string(i));
+              if (i == 1) w.field_i32(7, 5);
+            })),
+            (KeyValueMetadata{{"k0", ""}, {"k1", ""}}));
+  // 64 pairs are read, 65 refused (before any is read).
+  auto numbered = [](CompactWriter& w, size_t i) {
+    w.field_string(1, "k" + std::to_string(i));
+    w.field_string(2, "v");
+  };
+  EXPECT_EQ(metadata(file_with_key_values(kMaxKeyValuePairs, numbered)).size(), kMaxKeyValuePairs);
+  EXPECT_THROW(metadata(file_with_key_values(kMaxKeyValuePairs + 1, numbered)), UnsupportedError);
+  // Keys and values longer than the bound, a key twice, strings that are not UTF-8.
+  const std::string too_long(kMaxKeyValueBytes + 1, 'x');
+  EXPECT_NO_THROW(metadata(file_with_key_values(1, pair(std::string(kMaxKeyValueBytes, 'x'), std::string(kMaxKeyValueBytes, 'y')))));
+  EXPECT_THROW(metadata(file_with_key_values(1, pair(too_long, "v"))), UnsupportedError);
+  EXPECT_THROW(metadata(file_with_key_values(1, pair("k", too_long))), UnsupportedError);
+  EXPECT_THROW(metadata(file_with_key_values(2, [](CompactWriter& w, size_t i) {
+                 w.field_string(1, "same");
+                 w.field_string(2, std::to_string(i));
+               })),
+               UnsupportedError);
+  for (const char* bad : {"\xFF", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "ab\xE2\x82", "\x80"}) {
+    EXPECT_THROW(metadata(file_with_key_values(1, pair(bad, "v"))), UnsupportedError) << bad;
+    EXPECT_THROW(metadata(file_with_key_values(1, pair("k", bad))), UnsupportedError) << bad;
+  }
+  EXPECT_NO_THROW(metadata(file_with_key_values(1, pair("\xF4\x8F\xBF\xBF \xEF\xBF\xBF \xC2\x80", "\x7F"))));
+  // Damage: no key, a key of another type, a list of something else than structs.
+  EXPECT_THROW(metadata(file_with_key_values(1, [](CompactWriter& w, size_t) { w.field_string(2, "v"); })), CorruptError);
+  EXPECT_THROW(metadata(file_with_key_values(1, [](CompactWriter& w, size_t) { w.field_i32(1, 3); })), CorruptError);
+  HandChunk c;
+  c.encodings = {0};
+  Bytes body;
+  put<int64_t>(body, 42);
+  add_page(c.pages, Codec::Uncompressed, 0, body, 1, 0);
+  HandOptions o;
+  o.after_row_groups = [](CompactWriter& w) {
+    w.begin_list_field(5, CType::I32, 1);
+    w.i32(1);
+  };
+  const Bytes ints = hand_file(c, 1, o);
+  EXPECT_THROW(read_metadata(ints.data(), ints.size()), CorruptError);
 }
 
 // --- Damaged files --------------------------------------------------------------------------------

@@ -29,6 +29,13 @@ export interface NativeParquetReader {
   readonly columns: readonly { readonly name: string; readonly array: NativeDecodedArrayName }[];
   readonly numRows: number;
   readonly createdBy: string;
+  /**
+   * The footer's key-value metadata (FileMetaData.key_value_metadata), keys in file order; an empty
+   * object when the file has none. Frozen, without a prototype. Files with more than 64 pairs, a key
+   * or value over 4096 bytes or not UTF-8, or a key twice are refused by the constructor
+   * (ERR_PARQUET_UNSUPPORTED); a pair without its key is ERR_PARQUET_CORRUPT.
+   */
+  readonly metadata: Readonly<Record<string, string>>;
   /** One row group's columns, each rowGroups[index].rows long, decoded on the thread pool. */
   decodeRowGroup(index: number, options?: NativeDecodeOptions): Promise<Record<string, NativeDecodedColumn>>;
 }

@@ -5,7 +5,9 @@
 //   "PAR1"  written once the first row group is encoded (so a series that fails at once writes
 //           nothing, and the first byte goes out ~one row group after the first chunk)
 //   groups  each awaited in call order and written with await (backpressure)
-//   footer  writer.finish(), after the last group: FileMetaData from the groups' metadata
+//   footer  writer.finish(), after the last group: FileMetaData from the groups' metadata, with
+//           the caller's key-value metadata (footerMetadata(), asked for once every chunk has been
+//           taken from the series and every group written, so it may describe the rows just sent)
 //
 // At most `parallelism` row groups are encoding or encoded-but-unwritten at any time; chunks are
 // asked for only between sink writes (never while one is pending), so the encoder runs ahead of
@@ -57,8 +59,12 @@ export type ChunkSlice = readonly [chunk: SeriesChunk, from: number, to: number]
 export interface NativeParquetWriter {
   /** Encodes one row group on the thread pool; its bytes must be written in call order. */
   encodeRowGroup(slices: readonly ChunkSlice[]): Promise<Buffer>;
-  /** The footer; throws while a row group is pending or if one failed. */
-  finish(): Buffer;
+  /**
+   * The footer; throws while a row group is pending or if one failed. `metadata` becomes the
+   * footer's key_value_metadata, keys in property order (at most 64 pairs, each key and value at
+   * most 4096 bytes of UTF-8: a RangeError beyond, a TypeError for a value that is not a string).
+   */
+  finish(metadata?: Readonly<Record<string, string>>): Buffer;
   readonly pending: number;
   readonly rowGroups: number;
   readonly codec: NativeParquetCodec;
@@ -106,6 +112,13 @@ export interface NativeSeriesSettings {
   readonly rowGroupRows: number;
   readonly parallelism: number;
   readonly onRows?: (n: number) => void;
+  /**
+   * The footer's key-value metadata (FileMetaData.key_value_metadata), asked for once, after the
+   * series has ended and every row group was written to the sink, right before the footer is
+   * encoded: so it may carry a hash of the rows just streamed. Not called when the series or the
+   * sink fails; when it throws, no footer is written and writeParquetNative rejects with its error.
+   */
+  readonly footerMetadata?: () => Readonly<Record<string, string>>;
 }
 
 interface InFlight {
@@ -206,5 +219,5 @@ export async function writeParquetNative(
     await sink.write(bytes);
   }
   if (!wroteMagic) await sink.write(PARQUET_MAGIC);
-  await sink.write(writer.finish());
+  await sink.write(writer.finish(s.footerMetadata?.()));
 }

@@ -51,6 +51,14 @@ export interface SeriesEncodeOptions {
    * are gathered up to this size by the writer.
    */
   rowGroupRows?: number;
+  /**
+   * Parquet, native writer only: the footer's key-value metadata, asked for once after the last row
+   * group was written and before the footer (so it may hold a hash of the rows just streamed; see
+   * parquet-native.ts). parquet-wasm fixes its key-value metadata before the first row group, so
+   * with the wasm writer (engine 'wasm', or snappy, or no addon) the series is refused before
+   * anything is written.
+   */
+  footerMetadata?: () => Readonly<Record<string, string>>;
   /** JSON: rows per piece handed to the sink (default 16384, ~2 MB of tick text). */
   jsonPieceRows?: number;
   /**
@@ -253,11 +261,17 @@ async function writeParquetSeries(layout: SeriesLayout, series: Series<SeriesChu
         rowGroupRows: rowGroupRowsOf(options),
         parallelism: options.parallelism ?? defaultParallelism(),
         ...(options.onRows ? { onRows: options.onRows } : {}),
+        ...(options.footerMetadata ? { footerMetadata: options.footerMetadata } : {}),
       });
     }
     if (engine === 'native') {
       throw new Error(codec ? 'the native Parquet writer is not available (addon not loaded)' : `the native Parquet writer has no ${compression} codec`);
     }
+  }
+  if (options.footerMetadata) {
+    throw new Error(
+      `footerMetadata needs the native Parquet writer (${engine === 'wasm' ? "parquetEngine 'wasm' was asked for" : `not used here: ${compression === 'snappy' ? 'snappy' : 'the addon has no native writer'}`}); parquet-wasm fixes its key-value metadata before the first row group`,
+    );
   }
   return writeParquet(layout, series, sink, options);
 }
