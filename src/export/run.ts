@@ -25,7 +25,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 /** After the first signal, the export gets this long to stop by itself before the process exits. */
-const INTERRUPT_GRACE_MS = 3_000;
+export const INTERRUPT_GRACE_MS = 3_000;
 
 export interface ExportIo {
   env: Env;
@@ -135,6 +135,8 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
   let file: ExportSink | undefined;
   let interrupted: Interrupted | undefined;
   let fallback: NodeJS.Timeout | undefined;
+  // Ends the wait for a FIFO's reader (stream-output.ts).
+  const interruption = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted) {
       // A second signal: leave now, without the temp file.
@@ -142,6 +144,7 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
       process.exit(signalExit(interrupted.signal));
     }
     interrupted = new Interrupted(signal);
+    interruption.abort(interrupted);
     file?.interrupt(interrupted);
     // A terminal call in flight (a slow bridge) may take a while to come back: do not wait for it.
     fallback = setTimeout(() => {
@@ -170,7 +173,13 @@ export async function runExport(args: readonly string[], io: ExportIo = { env: p
     // A stream first, as a shell redirection opens it: on any failure its reader then sees the end
     // of the stream instead of waiting for ever for a writer.
     if (target.kind === 'stdout') file = StreamOutput.stdout(io.stdout, binary);
-    else if (target.kind === 'stream') file = await StreamOutput.open(target.path, target.what, binary);
+    else if (target.kind === 'stream') {
+      // A FIFO without a reader yet: waited for, as `cat > FIFO` does, but said once, TTY or not,
+      // so that a script does not sit in silence (and interruptible: the signal ends the wait).
+      const output = request.output;
+      const waiting = (): void => say(`waiting for a reader of ${output} (a FIFO); start one, or interrupt`);
+      file = await StreamOutput.open(target.path, target.what, binary, { signal: interruption.signal, waiting });
+    }
     if (interrupted) throw interrupted;
     // The series before a file: an unknown symbol or a refused range creates no file at all.
     const opened = await openSeries(terminal, request);
