@@ -2,6 +2,7 @@
 of the simulator or of a bridge over the MetaTrader5 stand-in (bridge/tests/harness.py)."""
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -28,6 +29,21 @@ bridge_harness = _load_bridge_harness()  # bridge/tests/harness.py: bridge proce
 
 # A weekday, market open: the simulator's clock starts here whatever the day (TRADEAPI_SIM_CLOCK).
 SIM_CLOCK = "2026-11-25T14:00:00Z"
+
+
+def _loaded_machine_slack():
+    """The suite's one allowance for a loaded machine, in seconds: LOADED_MACHINE_SLACK_MS of
+    test/helpers/live-sim.ts, read from there so that the Python tests and the tap suites share it."""
+    path = os.path.join(ROOT, "test", "helpers", "live-sim.ts")
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"export const LOADED_MACHINE_SLACK_MS = ([0-9_]+);", f.read())
+    if m is None:
+        raise RuntimeError("LOADED_MACHINE_SLACK_MS not found in %s" % path)
+    return int(m.group(1).replace("_", "")) / 1000.0
+
+
+# What a loaded 2-core machine may add to a wait: the one guessed number in the client's tests.
+LOADED_MACHINE_SLACK = _loaded_machine_slack()
 
 
 def free_port():
