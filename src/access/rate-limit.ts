@@ -40,17 +40,43 @@ export class RateLimiter implements RequestLimiter {
     this.local = new RateLimiterMemory({ points: limit, duration: windowMs / 1000 });
   }
 
-  async consume(client: string): Promise<RateDecision> {
+  /**
+   * Counts `points` requests (default 1). One is counted as rate-limiter-flexible counts, refusals
+   * included (past the limit that changes nothing a client sees). More than one (the further tool
+   * calls of an MCP batch) are taken all or none: a look first, so that a batch that cannot fit is
+   * refused without touching the count (a request of the same client meanwhile is not refused for
+   * points never spent); one that fits by the look but not by the count (another request came
+   * between) is given back at once.
+   */
+  async consume(client: string, points = 1): Promise<RateDecision> {
     let res: RateLimiterRes;
     let allowed = true;
     try {
-      res = await this.count(client);
+      res = await this.onStore((limiter) => (points === 1 ? limiter.consume(client) : takeAll(limiter, client, points)));
     } catch (e) {
       // The stores reject with the counter state when over the limit; anything else is a fault.
       if (!(e instanceof RateLimiterRes)) throw e;
       res = e;
       allowed = false;
     }
+    return this.decision(res, allowed);
+  }
+
+  /**
+   * Gives back `points` taken in the client's current window (a request refused whole after the
+   * pipeline counted it). Nothing when there is no window or it holds fewer: the window they were
+   * taken from has passed, and the next one is never credited. Reports the count after.
+   */
+  async refund(client: string, points: number): Promise<RateDecision> {
+    const res = await this.onStore(async (limiter) => {
+      const seen = await limiter.get(client);
+      if (seen === null || seen.consumedPoints < points) return seen;
+      return limiter.reward(client, points);
+    });
+    return this.decision(res ?? new RateLimiterRes(this.limit, this.windowMs, 0, true), true);
+  }
+
+  private decision(res: RateLimiterRes, allowed: boolean): RateDecision {
     const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     const headers: Record<string, string> = {
       'ratelimit-limit': String(this.limit),
@@ -62,15 +88,16 @@ export class RateLimiter implements RequestLimiter {
   }
 
   /**
-   * The shared count when there is one and it answers. When it does not, the decision falls back
-   * to this process's own count (fail open, but still limited: each instance then allows `limit`
-   * per window on its own), so that an outage of the counter store does not become an outage of
-   * the API; docs/deployment.md says why.
+   * Runs `op` on the shared count when there is one and it answers. When it does not, the
+   * decision falls back to this process's own count (fail open, but still limited: each instance
+   * then allows `limit` per window on its own), so that an outage of the counter store does not
+   * become an outage of the API; docs/deployment.md says why. A refusal (a RateLimiterRes
+   * rejection) is an answer, not an outage.
    */
-  private async count(client: string): Promise<RateLimiterRes> {
+  private async onStore<T>(op: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> {
     if (this.shared) {
       try {
-        const res = await this.shared.limiter.consume(client);
+        const res = await op(this.shared.limiter);
         this.shared.succeeded();
         return res;
       } catch (e) {
@@ -81,11 +108,26 @@ export class RateLimiter implements RequestLimiter {
         this.shared.failed(e);
       }
     }
-    return this.local.consume(client);
+    return op(this.local);
   }
 
   /** Releases the shared store's connection (the server's close calls this). */
   async close(): Promise<void> {
     await this.shared?.close();
+  }
+}
+
+/**
+ * Takes `points` from `limiter` for `client`, all or none: rejects with the counter state (a
+ * RateLimiterRes, as consume does) and the count as it was when they do not fit.
+ */
+async function takeAll(limiter: RateLimiterAbstract, client: string, points: number): Promise<RateLimiterRes> {
+  const seen = await limiter.get(client);
+  if (seen !== null && seen.remainingPoints < points) throw seen;
+  try {
+    return await limiter.consume(client, points);
+  } catch (e) {
+    if (!(e instanceof RateLimiterRes)) throw e;
+    throw await limiter.reward(client, points);
   }
 }

@@ -182,7 +182,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const release =
         req.method === 'HEAD' ? undefined : kind === 'series' ? takeStreamSlot() : eventClient ? (place = liveChannels().take(authByMessage)).release : undefined;
       try {
-        const charge = limited && chargeRequest(limited.limiter, limited.client, 'a request');
+        const charge = limited && chargeRequest(limited.limiter, limited.client, 'each further operation in the request (an MCP tool call)', true);
         return await respond(route, format, await route.handler({ ...services, query, params, body, header: (name) => req.header(name), ...(charge ? { charge } : {}) }));
       } finally {
         release?.();
@@ -337,16 +337,27 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       return chargeRequest(limiter, client, 'a subscribe with "since" catches up from history and');
     }
 
-    /** One more request of the client's allowance, taken when called; `what` opens the refusal's detail. */
-    function chargeRequest(limiter: RequestLimiter, client: string, what: string): () => Promise<void> {
-      return async () => {
-        const decision = await limiter.consume(client);
+    /**
+     * `points` (default 1) more requests of the client's allowance, taken when called, all or none;
+     * `what` opens the refusal's detail. `refundsRequest`: a refusal gives back the request's own
+     * count as well (the pipeline took it), so that a request refused whole charges nothing (an MCP
+     * batch over the allowance runs no tool: issue 33); the 429 then reports the count as it is.
+     */
+    function chargeRequest(limiter: RequestLimiter, client: string, what: string, refundsRequest = false): (points?: number) => Promise<void> {
+      let refunded = false;
+      return async (points = 1) => {
+        if (points < 1) return;
+        let decision = await limiter.consume(client, points);
         if (decision.allowed) return;
         services.metrics.rateLimitRefusals.inc();
+        if (refundsRequest && !refunded) {
+          refunded = true;
+          decision = await limiter.refund(client, 1);
+        }
         throw new ProblemError(
           'rateLimited',
           `${what} counts as a request: more than ${limiter.limit} requests in the current window; retry in ${decision.resetSeconds} s`,
-          { 'retry-after': String(decision.resetSeconds) },
+          { ...decision.headers, 'retry-after': String(decision.resetSeconds) },
         );
       };
     }

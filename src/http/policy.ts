@@ -33,5 +33,14 @@ export interface RateDecision {
 /** Requests per client and window. */
 export interface RequestLimiter {
   readonly limit: number;
-  consume(client: string): Promise<RateDecision>;
+  /**
+   * Counts `points` requests (default 1) of the client's allowance. More than one are taken all or
+   * none: refused, the count is left as it was, so that a request refused whole costs nothing.
+   */
+  consume(client: string, points?: number): Promise<RateDecision>;
+  /**
+   * Gives back `points` that consume took in the current window (a request refused whole after the
+   * pipeline counted it); nothing when that window has passed. The decision reports the count after.
+   */
+  refund(client: string, points: number): Promise<RateDecision>;
 }

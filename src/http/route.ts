@@ -32,11 +32,13 @@ export interface HandlerContext<Q, P, B> extends Services {
   /** A request header by lower-case name (for the few routes that read one, e.g. Last-Event-ID). */
   header(name: string): string | undefined;
   /**
-   * Counts one more request against this client's rate limit (read-only mode; nothing elsewhere),
-   * throwing the 429 problem past it: for a request that carries several operations (MCP tool calls).
-   * Absent where no request is being served (the OpenAPI examples).
+   * Counts `points` (default 1) more requests against this client's rate limit (read-only mode;
+   * nothing elsewhere), all or none: for a request that carries several operations (MCP tool calls).
+   * Past the limit it counts none, gives back the request's own count too (a request refused whole
+   * costs nothing), and throws the 429 problem. Absent where no request is being served (the
+   * OpenAPI examples).
    */
-  charge?(): Promise<void>;
+  charge?(points?: number): Promise<void>;
 }
 
 /**

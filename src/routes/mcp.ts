@@ -2,7 +2,7 @@
 // server, whose tools are the route table's data routes (mcp-tools.ts). A route like any other, so
 // the pipeline has done its part before the SDK sees a byte: the Host/Origin rules, the rate limit
 // (the request counts once; each tool call past the first in it counts once more, batches
-// included), the key (X-API-Key, or Authorization: Bearer, which many MCP clients send alone), the
+// included; a batch over the allowance is refused whole and charged nothing), the key (X-API-Key, or Authorization: Bearer, which many MCP clients send alone), the
 // body's media type, size and nesting (dispatch.ts). Served alike on node:http and uWebSockets.js:
 // the SDK works on a Fetch Request and Response (its web-standard transport), which the dispatcher
 // sends as a 'web' reply.
@@ -92,8 +92,9 @@ export function mcpRoutes(api: readonly Route[], options: McpOptions): Route[] {
           throw validationError(`header MCP-Protocol-Version ${received(version)} is not one this server speaks (${mcp.SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
         }
         const toolCalls = checkMessages(body, mcp);
-        // The request itself counted once in the pipeline: each further tool call counts once more.
-        for (let i = 1; i < toolCalls; i++) await charge?.();
+        // The request itself counted once in the pipeline: each further tool call counts once more,
+        // all at once and all or none; a batch refused whole (429) runs nothing and costs nothing.
+        if (toolCalls > 1) await charge?.(toolCalls - 1);
 
         const server = new mcp.Server({ name: 'tradeapi', version: options.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
         server.setRequestHandler(mcp.ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((tool) => tool.definition) }));
