@@ -66,6 +66,8 @@ export class ServiceMetrics {
   readonly responseBytes: Counter<'route'>;
   readonly terminalSeconds: Histogram<'op'>;
   readonly terminalErrors: Counter<'op' | 'kind'>;
+  /** Stored partitions found not to be what their manifest entry recorded (each counted once). */
+  readonly storeDamaged: Counter<'dataset'>;
   readonly rateLimitRefusals: Counter;
   private sources: MetricsSources | undefined;
   private readonly process: Registry | undefined;
@@ -107,6 +109,12 @@ export class ServiceMetrics {
       name: 'tradeapi_terminal_call_errors_total',
       help: 'Terminal calls that failed, by operation and kind (not_found, unavailable, timeout, ...)',
       labelNames: ['op', 'kind'],
+      registers,
+    });
+    this.storeDamaged = new Counter({
+      name: 'tradeapi_store_damaged_partitions_total',
+      help: 'Partitions of the local history store found not to be what the manifest recorded (a swapped, planted or damaged file), by dataset; each counted once, then taken from the terminal',
+      labelNames: ['dataset'],
       registers,
     });
     this.rateLimitRefusals = new Counter({

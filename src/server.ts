@@ -74,6 +74,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       zone: config.serverTz?.name ?? 'UTC',
       serverZone: config.serverTz,
       onMismatch: (why) => logger.warn({ store }, why),
+      // A partition that is not what the manifest recorded: logged and counted once, then not used.
+      onDamaged: (e) => {
+        metrics.storeDamaged.inc({ dataset: e.partition.dataset });
+        logger.error({ store, symbol: e.partition.symbol, dataset: e.partition.dataset, partition: e.partition.key }, `${e.message}: taken from the terminal instead; tradeapi verify --store ${store} --repair fetches it again`);
+      },
       // TRADEAPI_STORE_WRITE=1: whole past days fetched from the terminal are written back (src/store/write-back.ts).
       write: config.storeWrite && {
         maxRows: config.storeWrite.maxRows,

@@ -8,6 +8,8 @@ import { NoSubscriptionError, SubscriptionLimitError } from '../terminal/subscri
 
 /** Seconds a client should wait before retrying when the terminal is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;
+/** Seconds before retrying a request the store was too busy to read for. */
+export const STORE_RETRY_AFTER_SECONDS = 1;
 
 function mentionsSymbol(route: Route | undefined): boolean {
   if (!route) return false;
@@ -46,6 +48,10 @@ export function toProblem(e: unknown, route: Route | undefined, symbol?: string)
         });
       case 'call_failed':
         return new ProblemError('terminalError', `the terminal call failed: ${e.message} (code ${e.code})`);
+      case 'store_damaged':
+        return new ProblemError('storeDamaged', e.message);
+      case 'store_busy':
+        return new ProblemError('storeBusy', e.message, { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
     }
   }
   if (e instanceof SubscriptionLimitError) return new ProblemError('subscriptionLimit', e.message);

@@ -109,6 +109,11 @@ function operation(route: Route, options: OpenApiOptions, example: unknown): Jso
   }
   kinds.add('internal');
   if (route.response.kind === 'series') kinds.add('tooManyStreams');
+  // With a local history store (TRADEAPI_STORE), ticks and bars may come from it (docs/store.md).
+  if (route.response.kind === 'series' && route.terminal) {
+    kinds.add('storeDamaged');
+    kinds.add('storeBusy');
+  }
   for (const kind of kinds) {
     const status = String(ProblemTypes[kind].status);
     const existing = responses[status];

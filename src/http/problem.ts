@@ -39,6 +39,10 @@ export const ProblemTypes = {
   internal: { status: 500, type: '/errors/internal', title: 'Internal Server Error' },
   terminalError: { status: 502, type: '/errors/terminal-error', title: 'Terminal Error' },
   terminalUnavailable: { status: 503, type: '/errors/terminal-unavailable', title: 'Terminal Unavailable' },
+  // The local history store (TRADEAPI_STORE): a partition that is not what its manifest recorded,
+  // which the terminal cannot stand in for; too many store reads at once.
+  storeDamaged: { status: 503, type: '/errors/store-damaged', title: 'Store Damaged' },
+  storeBusy: { status: 503, type: '/errors/store-busy', title: 'Store Busy' },
   tooManyStreams: { status: 503, type: '/errors/too-many-streams', title: 'Too Many Streams' },
   tooManyEventClients: { status: 503, type: '/errors/too-many-event-clients', title: 'Too Many Event Clients' },
   connectionLimit: { status: 503, type: '/errors/connection-limit', title: 'Connection Limit Reached' },

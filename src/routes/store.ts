@@ -5,15 +5,16 @@ import { Type } from '@sinclair/typebox';
 import { Param } from '../http/params.js';
 import { ProblemError, validationError } from '../http/problem.js';
 import { defineRoute, type Route } from '../http/route.js';
-import { tickCoverage } from '../store/coverage.js';
+import { damagedDays, tickCoverage } from '../store/coverage.js';
+import { dayKey } from '../store/layout.js';
 import { readManifest, StoreMismatchError } from '../store/manifest.js';
 import { orderedRange } from './shared.js';
 
 /** The longest range one request reports on (ten years of days). */
 const MAX_DAYS = 3660;
 
-const Status = Type.Union(['complete', 'weekend', 'empty', 'partial', 'unavailable', 'missing'].map((s) => Type.Literal(s)), {
-  description: 'complete: ticks stored; weekend / empty: fetched, the terminal had none (a Saturday or Sunday / a weekday); partial: fetched up to `through`; unavailable: the terminal refused the range; missing: never fetched',
+const Status = Type.Union(['complete', 'weekend', 'empty', 'partial', 'unavailable', 'missing', 'damaged'].map((s) => Type.Literal(s)), {
+  description: 'complete: ticks stored; weekend / empty: fetched, the terminal had none (a Saturday or Sunday / a weekday); partial: fetched up to `through`; unavailable: the terminal refused the range; missing: never fetched; damaged: the file is not the one the manifest recorded (served from the terminal; `tradeapi verify --repair`)',
 });
 
 const CoverageSchema = Type.Object(
@@ -24,8 +25,13 @@ const CoverageSchema = Type.Object(
     from: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     to: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     totals: Type.Record(Type.String(), Type.Integer(), { description: 'Days per status' }),
+    unproven: Type.Integer({ description: 'Days with ticks stored without a proof (a tradeapi-store/1 store; `tradeapi verify --repair` adds them)' }),
     rows: Type.Integer({ description: 'Ticks stored in the range' }),
-    days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), status: Status, rows: Type.Integer(), through: Type.Optional(Type.String({ format: 'date-time' })) })),
+    days: Type.Array(Type.Object({
+      date: Type.String({ format: 'date' }), status: Status, rows: Type.Integer(), through: Type.Optional(Type.String({ format: 'date-time' })),
+      damage: Type.Optional(Type.String({ description: 'damaged: why the file is not the one recorded' })),
+      unproven: Type.Optional(Type.Literal(true, { description: 'stored without a proof (a tradeapi-store/1 store)' })),
+    })),
     gaps: Type.Array(Type.Object({ from: Type.String({ format: 'date' }), to: Type.String({ format: 'date' }), days: Type.Integer(), status: Status })),
   },
   { additionalProperties: false },
@@ -57,7 +63,7 @@ export const storeRoutes: readonly Route[] = [
       if (from !== undefined && to !== undefined) orderedRange(from, to);
       let manifest;
       try {
-        manifest = await readManifest(root);
+        manifest = await readManifest(root, { symbols: [query.symbol] });
       } catch (e) {
         if (e instanceof StoreMismatchError) throw new ProblemError('notFound', `the store at TRADEAPI_STORE cannot be read: ${e.message}`);
         throw e;
@@ -70,7 +76,8 @@ export const storeRoutes: readonly Route[] = [
       if (first !== undefined && last !== undefined && (last - first) / 86_400_000 > MAX_DAYS) {
         throw validationError(`the range covers more than ${MAX_DAYS} days; ask for a shorter one`);
       }
-      return { kind: 'json', status: 200, value: tickCoverage(manifest, query.symbol, first, last) };
+      const damaged = await damagedDays(root, manifest, query.symbol, first === undefined ? undefined : dayKey(first), last === undefined ? undefined : dayKey(last));
+      return { kind: 'json', status: 200, value: tickCoverage(manifest, query.symbol, first, last, damaged) };
     },
   }),
 ];

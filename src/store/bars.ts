@@ -17,7 +17,7 @@
 // from them; the serving decorator asks the terminal for those.
 import type { ServerZone } from '../config/server-zone.js';
 import type { RateChunk } from '../terminal/series.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest, PartitionEntry } from './manifest.js';
 import { nextMonthStart } from './layout.js';
 
 const DAY_S = 86_400;
@@ -92,12 +92,12 @@ export interface Interval {
 }
 
 /** The UTC spans whose every M1 bar the store holds (complete months, partial ones through `through`), merged. */
-export function barCoverage(manifest: Manifest | undefined, symbol: string): Interval[] {
+export function barCoverage(manifest: Manifest | undefined, symbol: string, skip?: (key: string, entry: PartitionEntry) => boolean): Interval[] {
   const months = manifest?.symbols[symbol]?.bars_m1 ?? {};
   const out: Interval[] = [];
   for (const key of Object.keys(months).sort()) {
     const e = months[key]!;
-    if (e.unavailable) continue;
+    if (e.unavailable || skip?.(key, e)) continue;
     const start = Date.parse(`${key}-01T00:00:00Z`);
     if (Number.isNaN(start)) continue;
     const end = e.complete ? nextMonthStart(start) - 1 : e.through !== undefined ? Date.parse(e.through) : NaN;

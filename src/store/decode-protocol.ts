@@ -7,7 +7,8 @@ import type { TickChunk } from '../terminal/series.js';
 
 export interface DecodeRequest {
   id: number;
-  file: string;
+  /** The file's bytes, read (and checked) by the caller: transferred. */
+  bytes: Uint8Array;
   fromMs: number;
   toMs: number;
 }

@@ -1,9 +1,8 @@
 // The store's decoding thread for parquet-wasm (reader.ts starts it when the addon's native reader
-// is not there or refuses the file, e.g. one written by another writer): a stored day file read, decoded by
+// is not there or refuses the file, e.g. one written by another writer): a stored day file's bytes (read and checked by reader.ts), decoded by
 // parquet-wasm, clipped to a range and handed back as tick columns in buffers of their own
 // (transferred, not copied), `time` already back in seconds. Decoding off the main thread lets a
 // response encode and send one day while the next is decoded.
-import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 
 import { tableFromIPC, type RecordBatch } from 'apache-arrow';
@@ -17,13 +16,7 @@ type ParquetWasm = typeof import('parquet-wasm');
 let loading: Promise<ParquetWasm> | undefined;
 
 async function decode(request: DecodeRequest): Promise<{ reply: DecodeReply; transfer: ArrayBuffer[] }> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(request.file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { reply: { id: request.id, batches: [] }, transfer: [] };
-    throw e;
-  }
+  const bytes = request.bytes;
   const pw = await (loading ??= import('parquet-wasm'));
   const direct = viaFfi(pw, bytes, request.fromMs, request.toMs);
   if (direct) return { reply: { id: request.id, batches: direct }, transfer: direct.flatMap(buffersOf) };

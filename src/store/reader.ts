@@ -10,7 +10,6 @@
 // parquet_reader.h for what it reads): decoded into Arrow record batches (64 K rows each) whose
 // columns are handed on the same way; days of ticks on a thread of their own (decode-worker.ts),
 // M1 months (small) on the calling thread.
-import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -19,22 +18,16 @@ import { tableFromIPC, type RecordBatch } from 'apache-arrow';
 import { loadNativeParquetReader, type NativeDecodedArrayName, type NativeDecodedColumn, type NativeParquetReader, type NativeParquetReaderAddon } from '../encode/parquet-native-reader.js';
 import type { RateChunk, TickChunk } from '../terminal/series.js';
 import { decodedTickColumns, lowerBound, msToSeconds, type DecodeReply, type DecodeRequest } from './decode-protocol.js';
+import { isProven } from './manifest.js';
+import { PartitionDamageError, readPartitionBytes, type StoredPartition } from './partition.js';
+import { footerMismatch } from './proof.js';
+import { DEFAULT_READ_SLOTS, ReadSlots } from './read-slots.js';
 
 const BATCH_ROWS = 65_536;
 
 type ParquetWasm = typeof import('parquet-wasm');
 let loading: Promise<ParquetWasm> | undefined;
 const loadParquetWasm = (): Promise<ParquetWasm> => (loading ??= import('parquet-wasm'));
-
-/** The file's bytes, or undefined when it is not there (a partition emptied by a refresh). */
-async function bytesOf(file: string): Promise<Uint8Array | undefined> {
-  try {
-    return await readFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
 
 function column<T>(batch: RecordBatch, name: string): T {
   const child = batch.getChild(name);
@@ -44,10 +37,8 @@ function column<T>(batch: RecordBatch, name: string): T {
   return data.values as T;
 }
 
-/** A stored file decoded whole (parquet-wasm) into Arrow record batches, or undefined when absent. */
-async function decode(file: string): Promise<RecordBatch[] | undefined> {
-  const bytes = await bytesOf(file);
-  if (!bytes) return undefined;
+/** A stored file's bytes decoded whole (parquet-wasm) into Arrow record batches. */
+async function decode(bytes: Uint8Array): Promise<RecordBatch[]> {
   const pw = await loadParquetWasm();
   return tableFromIPC(pw.readParquet(bytes, { batchSize: BATCH_ROWS }).intoIPCStream()).batches;
 }
@@ -69,23 +60,39 @@ const RATE_ARRAYS: Readonly<Record<keyof Omit<RateChunk, 'rows'>, NativeDecodedA
 };
 const MS_TO_SECONDS = ['time'] as const;
 
-/** The file opened by the native reader when it has every column as `arrays` says; undefined when not (parquet-wasm then). */
-function nativeReader(pq: NativeParquetReaderAddon, bytes: Uint8Array, arrays: Readonly<Record<string, NativeDecodedArrayName>>, strict: boolean): NativeParquetReader | undefined {
+/**
+ * The file opened by the native reader when it has every column as `arrays` says; undefined when
+ * not (parquet-wasm then). A proven partition (this store wrote it, with its proof in the footer)
+ * must open natively and its footer must match the manifest: anything else is damage.
+ */
+function nativeReader(pq: NativeParquetReaderAddon, bytes: Uint8Array, arrays: Readonly<Record<string, NativeDecodedArrayName>>, strict: boolean, part?: StoredPartition): NativeParquetReader | undefined {
+  const proven = part !== undefined && isProven(part.entry);
   let reader: NativeParquetReader;
   try {
     reader = new pq.ParquetReader(bytes);
   } catch (e) {
+    if (proven) throw new PartitionDamageError(part, `not a Parquet file the store wrote (${(e as Error).message})`);
     if (strict) throw e;
     return undefined; // unsupported (another writer's file) or damaged: parquet-wasm reads it or says why
+  }
+  if (proven) {
+    const why = footerMismatch(reader.metadata, reader.numRows, part.symbol, part.dataset, part.key, part.entry);
+    if (why !== undefined) throw new PartitionDamageError(part, why);
   }
   const have = new Map(reader.columns.map((c) => [c.name, c.array]));
   for (const [name, array] of Object.entries(arrays)) {
     if (have.get(name) !== array) {
+      if (proven) throw new PartitionDamageError(part, `column ${name} is not a ${array} column`);
       if (strict) throw new Error(`stored partition: column ${name} is not a ${array} column`);
       return undefined;
     }
   }
   return reader;
+}
+
+/** A decode of a proven partition that failed (a page CRC, a cut page): damage, not a reason to try parquet-wasm. */
+function decodeFailure(e: unknown, part: StoredPartition | undefined): unknown {
+  return part !== undefined && isProven(part.entry) && !(e instanceof PartitionDamageError) ? new PartitionDamageError(part, `it does not decode (${(e as Error).message})`) : e;
 }
 
 /** Checks a decoded column's type and length (the addon's answer is trusted no further than this). */
@@ -109,8 +116,8 @@ function tickRows(c: TickChunk, lo: number, hi: number): TickChunk {
  * bounded few days in flight), the edge ones clipped. Undefined when the native reader refuses the
  * file (and not `strict`).
  */
-async function decodeDayNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, fromMs: number, toMs: number, strict: boolean): Promise<TickChunk[] | undefined> {
-  const reader = nativeReader(pq, bytes, TICK_ARRAYS, strict);
+async function decodeDayNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, fromMs: number, toMs: number, strict: boolean, part?: StoredPartition): Promise<TickChunk[] | undefined> {
+  const reader = nativeReader(pq, bytes, TICK_ARRAYS, strict, part);
   if (!reader) return undefined;
   const wanted: number[] = [];
   reader.rowGroups.forEach((g, i) => {
@@ -121,7 +128,7 @@ async function decodeDayNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, 
   try {
     groups = await Promise.all(wanted.map((i) => reader.decodeRowGroup(i, { msToSeconds: MS_TO_SECONDS })));
   } catch (e) {
-    if (strict) throw e;
+    if (strict || (part !== undefined && isProven(part.entry))) throw decodeFailure(e, part);
     return undefined; // e.g. a data page V2 (or damage): parquet-wasm decides, nothing was handed on yet
   }
   const from = BigInt(fromMs);
@@ -148,15 +155,15 @@ async function decodeDayNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, 
 }
 
 /** A stored month of M1 bars decoded natively, whole; undefined when the native reader refuses it (and not `strict`). */
-async function decodeRatesNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, strict: boolean): Promise<RateChunk[] | undefined> {
-  const reader = nativeReader(pq, bytes, RATE_ARRAYS, strict);
+async function decodeRatesNative(pq: NativeParquetReaderAddon, bytes: Uint8Array, strict: boolean, part?: StoredPartition): Promise<RateChunk[] | undefined> {
+  const reader = nativeReader(pq, bytes, RATE_ARRAYS, strict, part);
   if (!reader) return undefined;
   const wanted = reader.rowGroups.flatMap((g, i) => (g.rows > 0 ? [i] : []));
   let groups: Record<string, NativeDecodedColumn>[];
   try {
     groups = await Promise.all(wanted.map((i) => reader.decodeRowGroup(i, { msToSeconds: MS_TO_SECONDS })));
   } catch (e) {
-    if (strict) throw e;
+    if (strict || (part !== undefined && isProven(part.entry))) throw decodeFailure(e, part);
     return undefined;
   }
   return groups.map((g, k) => {
@@ -178,20 +185,25 @@ async function nativeFor(decoder: StoreDecoder): Promise<NativeParquetReaderAddo
   return pq;
 }
 
+/** The store's reads at once, and their deadline (read-slots.ts): one set per process, shared by every store. */
+export const storeReads = new ReadSlots(DEFAULT_READ_SLOTS);
+
 /**
- * The M1 bars of a stored month file, whole, as chunks (one per row group natively, of at most
- * 64 K rows by parquet-wasm), time back in seconds; undefined when absent.
+ * The M1 bars of a stored month, whole, as chunks (one per row group natively, of at most 64 K
+ * rows by parquet-wasm), time back in seconds; undefined when it has no file (and no rows).
+ * PartitionDamageError when the file is not what the manifest recorded.
  */
-export async function decodeRates(file: string, decoder: StoreDecoder = 'auto'): Promise<RateChunk[] | undefined> {
+export async function decodeRates(part: StoredPartition, decoder: StoreDecoder = 'auto', slots: ReadSlots = storeReads): Promise<RateChunk[] | undefined> {
+  const bytes = await readPartitionBytes(part, slots);
+  if (!bytes) return undefined;
   const pq = await nativeFor(decoder);
   if (pq) {
-    const bytes = await bytesOf(file);
-    if (!bytes) return undefined;
-    const chunks = await decodeRatesNative(pq, bytes, decoder === 'native');
+    const chunks = await decodeRatesNative(pq, bytes, decoder === 'native', part);
     if (chunks) return chunks;
+  } else if (isProven(part.entry)) {
+    throw new PartitionDamageError(part, 'the native Parquet reader is not available to check its proof');
   }
-  const batches = await decode(file);
-  if (!batches) return undefined;
+  const batches = await decode(bytes);
   return batches.filter((b) => b.numRows > 0).map((batch) => {
     const n = batch.numRows;
     const ms = column<BigInt64Array>(batch, 'time');
@@ -229,10 +241,9 @@ export function* clipRates(chunks: readonly RateChunk[], fromS: number, toS: num
   }
 }
 
-/** The ticks of a stored day file with fromMs <= time_msc <= toMs, decoded on the main thread. */
-async function decodeDayHere(file: string, fromMs: number, toMs: number): Promise<TickChunk[]> {
-  const batches = await decode(file);
-  return batches ? decodedTickColumns(batches, fromMs, toMs).batches : [];
+/** The ticks of a stored day file's bytes with fromMs <= time_msc <= toMs, decoded on the main thread. */
+async function decodeDayHere(bytes: Uint8Array, fromMs: number, toMs: number): Promise<TickChunk[]> {
+  return decodedTickColumns(await decode(bytes), fromMs, toMs).batches;
 }
 
 /**
@@ -275,16 +286,18 @@ class DecodeThread {
     return this.worker;
   }
 
-  decode(file: string, fromMs: number, toMs: number): Promise<TickChunk[]> {
+  decode(bytes: Uint8Array, fromMs: number, toMs: number): Promise<TickChunk[]> {
     const w = this.start();
-    if (!w) return decodeDayHere(file, fromMs, toMs);
+    if (!w) return decodeDayHere(bytes, fromMs, toMs);
     const id = this.nextId++;
-    const request: DecodeRequest = { id, file, fromMs, toMs };
+    // A copy goes to the thread (transferred there), so that the fallback below still has the bytes.
+    const copy = new Uint8Array(bytes);
+    const request: DecodeRequest = { id, bytes: copy, fromMs, toMs };
     return new Promise<TickChunk[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       w.ref();
-      w.postMessage(request);
-    }).catch(() => decodeDayHere(file, fromMs, toMs)); // the thread failed: here, the same answer
+      w.postMessage(request, [copy.buffer]);
+    }).catch(() => decodeDayHere(bytes, fromMs, toMs)); // the thread failed: here, the same answer
   }
 }
 
@@ -302,38 +315,41 @@ class DecodePool {
     this.load = this.threads.map(() => 0);
   }
 
-  decode(file: string, fromMs: number, toMs: number): Promise<TickChunk[]> {
+  decode(bytes: Uint8Array, fromMs: number, toMs: number): Promise<TickChunk[]> {
     let k = 0;
     for (let i = 1; i < this.threads.length; i++) if (this.load[i]! < this.load[k]!) k = i;
     this.load[k]!++;
-    return this.threads[k]!.decode(file, fromMs, toMs).finally(() => this.load[k]!--);
+    return this.threads[k]!.decode(bytes, fromMs, toMs).finally(() => this.load[k]!--);
   }
 }
 
 const thread = new DecodePool(availableParallelism() >= 4 ? 2 : 1);
 
 /**
- * The ticks of a stored day file with fromMs <= time_msc <= toMs, decoded off the main thread (on
- * the thread pool natively, else on the decoding thread): start it early (before the day is
- * needed) and hand the promise to readTicks.
+ * The ticks of a stored day with fromMs <= time_msc <= toMs, decoded off the main thread (on the
+ * thread pool natively, else on the decoding thread): start it early (before the day is needed)
+ * and hand the promise to readTicks. PartitionDamageError when the file is not what the manifest
+ * recorded (checked before any of its rows is handed on).
  */
-export async function decodeDay(file: string, fromMs: number, toMs: number, decoder: StoreDecoder = 'auto'): Promise<TickChunk[]> {
+export async function decodeDay(part: StoredPartition, fromMs: number, toMs: number, decoder: StoreDecoder = 'auto', slots: ReadSlots = storeReads): Promise<TickChunk[]> {
+  const bytes = await readPartitionBytes(part, slots);
+  if (!bytes) return [];
   const pq = await nativeFor(decoder);
   if (pq) {
-    const bytes = await bytesOf(file);
-    if (!bytes) return [];
-    const chunks = await decodeDayNative(pq, bytes, fromMs, toMs, decoder === 'native');
+    const chunks = await decodeDayNative(pq, bytes, fromMs, toMs, decoder === 'native', part);
     if (chunks) return chunks;
+  } else if (isProven(part.entry)) {
+    throw new PartitionDamageError(part, 'the native Parquet reader is not available to check its proof');
   }
-  return thread.decode(file, fromMs, toMs);
+  return thread.decode(bytes, fromMs, toMs);
 }
 
 /**
- * The ticks of a stored day file with fromMs <= time_msc <= toMs, in chunks of at most `chunkRows`
- * (`decoded`: the decode started earlier by decodeDay). Each chunk's arrays are exactly `rows` long.
+ * The ticks of a decoded stored day (decodeDay's promise, started earlier), in chunks of at most
+ * `chunkRows`. Each chunk's arrays are exactly `rows` long.
  */
-export async function* readTicks(file: string, fromMs: number, toMs: number, chunkRows: () => number, decoded?: Promise<TickChunk[]>): AsyncGenerator<TickChunk> {
-  for (const c of await (decoded ?? decodeDay(file, fromMs, toMs))) {
+export async function* readTicks(decoded: Promise<TickChunk[]>, chunkRows: () => number): AsyncGenerator<TickChunk> {
+  for (const c of await decoded) {
     for (let a = 0; a < c.rows; ) {
       const b = Math.min(c.rows, a + Math.max(1, chunkRows()));
       yield a === 0 && b === c.rows ? c : {

@@ -22,8 +22,9 @@ import { isTerminalError } from '../terminal/errors.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { SeriesOptions, Terminal } from '../terminal/terminal.js';
 import { aggregateBars, barCoverage, barSegments, clockOf, storedBars, Timeframe, type BarSegment, type Clock, type Interval } from './bars.js';
-import { DAY_MS, dayKey, dayStart, MANIFEST_FILE, monthKey, monthStart, nextMonthStart, partitionFile } from './layout.js';
-import { readManifest, type Manifest } from './manifest.js';
+import { DAY_MS, dayKey, dayStart, MANIFEST_FILE, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from './layout.js';
+import { MANIFEST_FORMAT, readManifest, readSymbolCoverage, StoreMismatchError, symbolManifestFile, type Manifest } from './manifest.js';
+import { isPartitionDamage, storeDamaged, storedPartition, type PartitionDamageError, type StoredPartition } from './partition.js';
 import { StoreWriter, type WriteEvent } from './write-back.js';
 import { emptyPart, generatorPart, MixedSeries, type Opener, type Part } from './mixed-series.js';
 import { clipRates, decodeDay, decodeRates, readTicks } from './reader.js';
@@ -36,12 +37,38 @@ export interface Segment {
   source: 'store' | 'terminal';
   fromMs: number;
   toMs: number;
-  /** store: the day file. */
-  file?: string;
+  /** store: the day's partition. */
+  part?: StoredPartition;
+}
+
+/**
+ * Partitions found not to be what their manifest entry recorded: not covered from then on (the
+ * terminal answers for them), each reported once. Keyed by file and entry, so that a partition a
+ * sync or `verify --repair` rewrote (a new entry) is trusted again.
+ */
+export class DamagedPartitions {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly onDamaged?: (e: PartitionDamageError) => void) {}
+
+  private static key(p: StoredPartition): string {
+    return `${p.file}\n${p.entry.fetched}\n${p.entry.xxh3_128 ?? ''}`;
+  }
+
+  has(p: StoredPartition): boolean {
+    return this.seen.size > 0 && this.seen.has(DamagedPartitions.key(p));
+  }
+
+  report(e: PartitionDamageError): void {
+    const key = DamagedPartitions.key(e.partition);
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.onDamaged?.(e);
+  }
 }
 
 /** The segments of [fromMs, toMs] of `symbol`'s ticks, in order, adjacent ones of a source merged. */
-export function tickSegments(root: string, manifest: Manifest | undefined, symbol: string, fromMs: number, toMs: number): Segment[] {
+export function tickSegments(root: string, manifest: Manifest | undefined, symbol: string, fromMs: number, toMs: number, damaged?: DamagedPartitions): Segment[] {
   const days = manifest?.symbols[symbol]?.ticks ?? {};
   const out: Segment[] = [];
   const push = (s: Segment): void => {
@@ -56,12 +83,14 @@ export function tickSegments(root: string, manifest: Manifest | undefined, symbo
     const b = Math.min(d + DAY_MS - 1, toMs);
     const key = dayKey(d);
     const e = days[key];
-    const file = partitionFile(root, 'ticks', symbol, key);
-    if (e && !e.unavailable && e.complete) {
-      push({ source: 'store', fromMs: a, toMs: b, file });
-    } else if (e && !e.unavailable && e.through !== undefined) {
+    const part = e && storedPartition(root, 'ticks', symbol, key, e);
+    if (part && damaged?.has(part)) {
+      push({ source: 'terminal', fromMs: a, toMs: b });
+    } else if (e && part && !e.unavailable && e.complete) {
+      push({ source: 'store', fromMs: a, toMs: b, part });
+    } else if (e && part && !e.unavailable && e.through !== undefined) {
       const through = Date.parse(e.through);
-      push({ source: 'store', fromMs: a, toMs: Math.min(b, through), file });
+      push({ source: 'store', fromMs: a, toMs: Math.min(b, through), part });
       push({ source: 'terminal', fromMs: Math.max(a, through + 1), toMs: b });
     } else {
       push({ source: 'terminal', fromMs: a, toMs: b });
@@ -81,24 +110,69 @@ export function describeSegments(segments: readonly Segment[]): string {
   return parts.map((p) => `${p.source}=${new Date(p.fromMs).toISOString()}/${new Date(p.toMs).toISOString()}`).join(', ');
 }
 
-/** The manifest, read again only when the file changed (a sync beside the server replaces it). */
+/**
+ * The manifest as the gateway needs it, one symbol at a time: manifest.json (the store's identity;
+ * format 1: everything) and the symbol's own manifest file (format 2), each read again only when it
+ * changed (a sync beside the server replaces them). A manifest that cannot be read (not JSON, not a
+ * regular file, too big) is told once and the store is not used until it changes.
+ */
 class ManifestCache {
-  private cached: { mtimeMs: number; size: number; manifest: Manifest } | undefined;
+  private header: { mtimeMs: number; size: number; manifest: Manifest } | undefined;
+  private readonly symbols = new Map<string, { mtimeMs: number; size: number; manifest: Manifest }>();
+  private told = '';
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: string, private readonly onUnreadable?: (why: string) => void) {}
 
-  async get(): Promise<Manifest | undefined> {
+  private unreadable(e: unknown): undefined {
+    if (!(e instanceof StoreMismatchError)) throw e;
+    if (this.told !== e.message) this.onUnreadable?.(`${e.message}: the store is not used`);
+    this.told = e.message;
+    return undefined;
+  }
+
+  /** The store's identity (format 1: with every symbol), or undefined (no store yet, or unreadable). */
+  async identity(): Promise<Manifest | undefined> {
     let st;
     try {
       st = await stat(path.join(this.root, MANIFEST_FILE));
     } catch {
+      this.header = undefined;
       return undefined; // no store yet: everything from the terminal
     }
-    const c = this.cached;
+    const c = this.header;
     if (c && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.manifest;
-    const manifest = await readManifest(this.root);
-    if (manifest) this.cached = { mtimeMs: st.mtimeMs, size: st.size, manifest };
-    return manifest;
+    try {
+      const manifest = await readManifest(this.root, { symbols: [] });
+      if (manifest) this.header = { mtimeMs: st.mtimeMs, size: st.size, manifest };
+      this.symbols.clear();
+      return manifest;
+    } catch (e) {
+      return this.unreadable(e);
+    }
+  }
+
+  /** The manifest with `symbol`'s coverage (format 2: that symbol only). */
+  async get(symbol: string): Promise<Manifest | undefined> {
+    const header = await this.identity();
+    if (!header || header.format !== MANIFEST_FORMAT) return header;
+    const file = symbolManifestFile(this.root, symbol);
+    let st;
+    try {
+      st = await stat(file);
+    } catch {
+      this.symbols.delete(symbol);
+      return header; // nothing of this symbol
+    }
+    const c = this.symbols.get(symbol);
+    if (c && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.manifest;
+    try {
+      const cov = await readSymbolCoverage(this.root, symbol);
+      const manifest: Manifest = { ...header, symbols: cov ? { [symbol]: cov } : {} };
+      this.symbols.set(symbol, { mtimeMs: st.mtimeMs, size: st.size, manifest });
+      return manifest;
+    } catch (e) {
+      return this.unreadable(e);
+    }
   }
 }
 
@@ -109,8 +183,10 @@ export interface StoreOptions {
   zone: string;
   /** TRADEAPI_SERVER_TZ itself: bars longer than M1 are built on the broker's server-day boundaries. */
   serverZone?: ServerZone | undefined;
-  /** Told once when the store is not used (another trade server or zone). */
+  /** Told once when the store is not used (another trade server or zone, an unreadable manifest). */
   onMismatch?: (why: string) => void;
+  /** Told once per partition found not to be what its manifest entry recorded (it is taken from the terminal from then on). */
+  onDamaged?: (e: PartitionDamageError) => void;
   /** TRADEAPI_STORE_WRITE: whole past days of ticks fetched from the terminal are written back (write-back.ts). */
   write?: { maxRows: number; onEvent?: (e: WriteEvent) => void } | undefined;
 }
@@ -151,38 +227,76 @@ function untilMs(inner: Series<TickChunk>, toMs: number): Part<TickChunk> {
 const DECODE_AHEAD = 2;
 
 /**
+ * A terminal part standing in for a damaged stored day: the terminal's rows when it has them; when
+ * it has none of a day the manifest records rows of (or refuses the range), store-damaged, never a
+ * silent empty answer.
+ */
+async function standIn(damage: PartitionDamageError, s: Segment, fromTerminal: (s: Segment) => Promise<Part<TickChunk>>): Promise<Part<TickChunk>> {
+  let part: Part<TickChunk>;
+  try {
+    part = await fromTerminal(s);
+  } catch (e) {
+    if (isTerminalError(e) && e.kind === 'not_found') throw storeDamaged(damage, ', and the terminal does not hold that range');
+    throw e;
+  }
+  const whole = s.fromMs === dayStart(s.fromMs) && s.toMs === s.fromMs + DAY_MS - 1;
+  if (!whole || damage.partition.entry.rows === 0) return part;
+  let rows = 0;
+  return {
+    next: async () => {
+      const c = await part.next();
+      if (c === null && rows === 0) throw storeDamaged(damage, ', and the terminal holds no ticks of that day');
+      if (c !== null) rows += c.rows;
+      return c;
+    },
+    close: () => part.close(),
+    ...(part.setChunkRows ? { setChunkRows: (n: number) => part.setChunkRows?.(n) } : {}),
+    ...(part.readAhead ? { readAhead: (on: boolean) => part.readAhead?.(on) } : {}),
+    ...(part.release ? { release: (c: TickChunk) => part.release?.(c) } : {}),
+  };
+}
+
+/**
  * The openers of tick segments: store days read from their files, decoded up to DECODE_AHEAD
  * segments ahead of the one open (so the next day is decoded while this one is encoded and sent),
- * terminal ones asked for by `fromTerminal`.
+ * terminal ones asked for by `fromTerminal`. A stored day found damaged (its file is checked before
+ * any of its rows is handed on) is reported and taken from the terminal instead.
  */
-function tickOpeners(segments: readonly Segment[], fromTerminal: (s: Segment) => Promise<Part<TickChunk>>): Opener<TickChunk>[] {
+function tickOpeners(segments: readonly Segment[], fromTerminal: (s: Segment) => Promise<Part<TickChunk>>, damaged?: DamagedPartitions): Opener<TickChunk>[] {
   const decodes = new Map<number, Promise<TickChunk[]>>();
   const ahead = (from: number): void => {
     for (let i = from; i < Math.min(segments.length, from + DECODE_AHEAD); i++) {
       const s = segments[i]!;
       if (s.source !== 'store' || decodes.has(i)) continue;
-      const p = decodeDay(s.file as string, s.fromMs, s.toMs);
+      const p = decodeDay(s.part as StoredPartition, s.fromMs, s.toMs);
       p.catch(() => undefined); // reported when its day is read
       decodes.set(i, p);
     }
   };
   ahead(0);
-  return segments.map((s, i): Opener<TickChunk> => (ctx) => {
+  return segments.map((s, i): Opener<TickChunk> => async (ctx) => {
     ahead(i);
     ahead(i + 1);
     if (s.source === 'terminal') return fromTerminal(s);
-    const decoded = decodes.get(i);
+    const decoded = decodes.get(i) ?? decodeDay(s.part as StoredPartition, s.fromMs, s.toMs);
     decodes.delete(i);
-    return generatorPart(readTicks(s.file as string, s.fromMs, s.toMs, ctx.chunkRows, decoded));
+    try {
+      await decoded;
+    } catch (e) {
+      if (!isPartitionDamage(e)) throw e;
+      damaged?.report(e);
+      return standIn(e, s, fromTerminal);
+    }
+    return generatorPart(readTicks(decoded, ctx.chunkRows));
   });
 }
 
 /** The ticks of [fromMs, toMs] of `symbol` from the store's days and the terminal, as tickSegments cut them. */
 export async function mixedTicks(
   terminal: Pick<Terminal, 'copyTicksRange'>, root: string, manifest: Manifest | undefined, symbol: string, fromMs: number, toMs: number, opts?: SeriesOptions,
-  record?: (s: Segment, part: Part<TickChunk>) => Part<TickChunk>,
+  record?: (s: Segment, part: Part<TickChunk>) => Part<TickChunk>, damaged?: DamagedPartitions,
 ): Promise<Series<TickChunk>> {
-  const segments = tickSegments(root, manifest, symbol, fromMs, toMs);
+  const segments = tickSegments(root, manifest, symbol, fromMs, toMs, damaged);
   if (!record && segments.every((s) => s.source === 'terminal')) {
     const series = await terminal.copyTicksRange(symbol, fromMs, toMs, COPY_TICKS_ALL, opts);
     return Object.assign(series, { source: describeSegments(segments) });
@@ -191,7 +305,7 @@ export async function mixedTicks(
     const series = await terminal.copyTicksRange(symbol, s.fromMs, s.toMs, COPY_TICKS_ALL, opts);
     return record ? record(s, series) : series;
   };
-  const openers = tickOpeners(segments, fromTerminal);
+  const openers = tickOpeners(segments, fromTerminal, damaged);
   // The first segment opened now, so that a failing terminal (an unknown symbol) fails the request before any byte.
   const first = segments[0]!.source === 'terminal' ? await fromTerminal(segments[0]!) : undefined;
   return new MixedSeries(describeSegments(segments), openers, first ? { first } : {});
@@ -217,33 +331,51 @@ function m1Span(tf: Timeframe, clock: Clock, first: number, last: number): { fro
 
 /**
  * Decoded M1 month files, the most recently used few kept (a month of M1 bars is ~2 MB decoded),
- * each checked against its file's size and mtime so that a sync's replacement is seen.
+ * each checked against its file's size and mtime so that a sync's replacement is seen. A month
+ * found damaged is reported and fails the request with store-damaged (rows of it may have been
+ * sent: bars are built across months); from then on it is not covered, and the terminal answers.
  */
 class M1Months {
-  private readonly entries = new Map<string, { mtimeMs: number; size: number; chunks: RateChunk[] }>();
+  private readonly entries = new Map<string, { mtimeMs: number; size: number; fetched: string; chunks: RateChunk[] }>();
 
-  constructor(private readonly keep = 12) {}
+  constructor(private readonly damaged: DamagedPartitions, private readonly keep = 12) {}
 
-  async get(file: string): Promise<readonly RateChunk[]> {
+  async get(part: StoredPartition | undefined): Promise<readonly RateChunk[]> {
+    if (!part) return [];
+    const file = part.file;
     let st: Stats;
     try {
       st = await stat(file);
     } catch {
       this.entries.delete(file);
-      return [];
+      if (part.entry.rows === 0) return [];
     }
     const hit = this.entries.get(file);
-    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) {
+    if (hit && st! && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.fetched === part.entry.fetched) {
       this.entries.delete(file); // most recent last
       this.entries.set(file, hit);
       return hit.chunks;
     }
-    const chunks = (await decodeRates(file)) ?? [];
+    let chunks: RateChunk[];
+    try {
+      chunks = (await decodeRates(part)) ?? [];
+    } catch (e) {
+      if (!isPartitionDamage(e)) throw e;
+      this.damaged.report(e);
+      throw storeDamaged(e);
+    }
     this.entries.delete(file);
-    this.entries.set(file, { mtimeMs: st.mtimeMs, size: st.size, chunks });
+    if (st!) this.entries.set(file, { mtimeMs: st.mtimeMs, size: st.size, fetched: part.entry.fetched, chunks });
     while (this.entries.size > this.keep) this.entries.delete(this.entries.keys().next().value as string);
     return chunks;
   }
+}
+
+/** The stored partition of `symbol`'s M1 month holding `ms`, or undefined when the manifest has none. */
+function monthPart(root: string, manifest: Manifest | undefined, symbol: string, ms: number): StoredPartition | undefined {
+  const key = monthKey(ms);
+  const entry = manifest?.symbols[symbol]?.bars_m1[key];
+  return entry && !entry.unavailable ? storedPartition(root, 'bars_m1', symbol, key, entry) : undefined;
 }
 
 const prevMonthStart = (ms: number): number => {
@@ -252,26 +384,26 @@ const prevMonthStart = (ms: number): number => {
 };
 
 /** The stored M1 bars of [fromS, toS] (UTC seconds) across their month files, in order. */
-async function* storedM1(months: M1Months, root: string, symbol: string, fromS: number, toS: number): AsyncGenerator<RateChunk> {
+async function* storedM1(months: M1Months, root: string, manifest: Manifest | undefined, symbol: string, fromS: number, toS: number): AsyncGenerator<RateChunk> {
   for (let m = monthStart(fromS * 1000); m <= toS * 1000; m = nextMonthStart(m)) {
-    yield* clipRates(await months.get(partitionFile(root, 'bars_m1', symbol, monthKey(m))), fromS, toS);
+    yield* clipRates(await months.get(monthPart(root, manifest, symbol, m)), fromS, toS);
   }
 }
 
 /** The bars of a store segment, built from the stored M1 bars. */
-function storeBarPart(months: M1Months, root: string, symbol: string, tf: Timeframe, clock: Clock, seg: BarSegment, chunkRows: () => number): Part<RateChunk> {
+function storeBarPart(months: M1Months, root: string, manifest: Manifest | undefined, symbol: string, tf: Timeframe, clock: Clock, seg: BarSegment, chunkRows: () => number): Part<RateChunk> {
   const { fromS, toS } = m1Span(tf, clock, seg.first, seg.last);
-  return generatorPart(aggregateBars(storedM1(months, root, symbol, fromS, toS), tf, clock, chunkRows));
+  return generatorPart(aggregateBars(storedM1(months, root, manifest, symbol, fromS, toS), tf, clock, chunkRows));
 }
 
 /** The opens (server seconds, ascending) of at least the newest `needed` bars of a store segment (all when it has fewer), read month by month from its end. */
-async function storeOpens(months: M1Months, root: string, symbol: string, tf: Timeframe, clock: Clock, seg: BarSegment, needed: number): Promise<number[]> {
+async function storeOpens(months: M1Months, root: string, manifest: Manifest | undefined, symbol: string, tf: Timeframe, clock: Clock, seg: BarSegment, needed: number): Promise<number[]> {
   const { fromS, toS } = m1Span(tf, clock, seg.first, seg.last);
   const blocks: number[][] = [];
   let count = 0;
   for (let m = monthStart(toS * 1000); m >= monthStart(fromS * 1000) && count < needed; m = prevMonthStart(m)) {
     const opens: number[] = [];
-    for (const c of clipRates(await months.get(partitionFile(root, 'bars_m1', symbol, monthKey(m))), fromS, toS)) {
+    for (const c of clipRates(await months.get(monthPart(root, manifest, symbol, m)), fromS, toS)) {
       for (let i = 0; i < c.rows; i++) {
         const o = tf.openOf(clock.toServerS(Number(c.time[i])));
         if (opens[opens.length - 1] !== o) opens.push(o);
@@ -297,13 +429,14 @@ function describeBars(segments: readonly BarSegment[], tf: Timeframe, clock: Clo
 
 /** `terminal` (speaking UTC) with copy_ticks_range, copy_ticks_from and copy_rates_* answered from the store where it covers the range. */
 export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
-  const manifests = new ManifestCache(options.root);
+  const manifests = new ManifestCache(options.root, options.onMismatch);
   const clock = clockOf(options.serverZone);
-  const months = new M1Months();
+  const damaged = new DamagedPartitions(options.onDamaged);
+  const months = new M1Months(damaged);
   // The store must be of this terminal's trade server and zone; asked once, on first use.
   let identity: Promise<string | undefined> | undefined;
-  const usable = async (): Promise<Manifest | undefined> => {
-    const manifest = await manifests.get();
+  const usable = async (symbol: string): Promise<Manifest | undefined> => {
+    const manifest = await manifests.get(symbol);
     if (!manifest) return undefined;
     identity ??= terminal.accountInfo().then(
       (a) => {
@@ -352,24 +485,24 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
 
   const copyTicksRange = async (symbol: string, fromMs: number, toMs: number, flags: number, opts?: SeriesOptions): Promise<Series<TickChunk>> => {
     if (flags !== COPY_TICKS_ALL || fromMs > toMs) return terminal.copyTicksRange(symbol, fromMs, toMs, flags, opts);
-    const manifest = await usable();
+    const manifest = await usable(symbol);
     // Written back only into a store of this server and zone, or one not filled yet.
     const budget = { rows: w?.maxRows ?? 0 };
-    const record = writer && (manifest !== undefined || (await manifests.get()) === undefined) && toMs - fromMs >= DAY_MS - 1
+    const record = writer && (manifest !== undefined || (await manifests.identity()) === undefined) && toMs - fromMs >= DAY_MS - 1
       ? (s: Segment, part: Part<TickChunk>) => writer.record(symbol, part, s.fromMs, s.toMs, budget)
       : undefined;
-    return mixedTicks(terminal, options.root, manifest, symbol, fromMs, toMs, opts, record);
+    return mixedTicks(terminal, options.root, manifest, symbol, fromMs, toMs, opts, record, damaged);
   };
 
   const copyTicksFrom = async (symbol: string, fromMs: number, count: number, flags: number, opts?: SeriesOptions): Promise<Series<TickChunk>> => {
-    const manifest = flags === COPY_TICKS_ALL && count > 0 ? await usable() : undefined;
+    const manifest = flags === COPY_TICKS_ALL && count > 0 ? await usable(symbol) : undefined;
     const end = storedTicksEnd(manifest, symbol);
-    const segments = end === undefined || fromMs > end ? [] : tickSegments(options.root, manifest, symbol, fromMs, end);
+    const segments = end === undefined || fromMs > end ? [] : tickSegments(options.root, manifest, symbol, fromMs, end, damaged);
     if (!segments.some((s) => s.source === 'store')) return terminal.copyTicksFrom(symbol, fromMs, count, flags, opts);
     // Terminal parts as copy_ticks_from asks them (at most the ticks still wanted), cut at the part's end.
     let remaining = count;
     const fromTerminal = async (s: Segment): Promise<Part<TickChunk>> => untilMs(await terminal.copyTicksFrom(symbol, s.fromMs, remaining, flags, opts), s.toMs);
-    const tickOpenersCounted = tickOpeners(segments, fromTerminal);
+    const tickOpenersCounted = tickOpeners(segments, fromTerminal, damaged);
     const openers = tickOpenersCounted.map((open): Opener<TickChunk> => (ctx) => {
       remaining = ctx.remaining;
       return open(ctx);
@@ -382,13 +515,15 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
   };
 
   /** The bar segments of `symbol` for `timeframe`, or undefined when the store cannot take part. */
-  const barPlan = async (symbol: string, timeframe: number): Promise<{ tf: Timeframe; cover: Interval[] } | undefined> => {
+  const barPlan = async (symbol: string, timeframe: number): Promise<{ tf: Timeframe; cover: Interval[]; manifest: Manifest | undefined } | undefined> => {
     const tf = Timeframe.of(timeframe);
     if (!tf) return undefined;
-    const cover = barCoverage(await usable(), symbol);
+    const manifest = await usable(symbol);
+    // Months found damaged are not covered: the terminal answers for them.
+    const cover = barCoverage(manifest, symbol, (key, entry) => damaged.has(storedPartition(options.root, 'bars_m1', symbol, key, entry)));
     if (cover.length === 0) return undefined;
     if (timeframe !== 1 && (await chartsByLast(symbol))) return undefined;
-    return { tf, cover };
+    return { tf, cover, manifest };
   };
 
   /** A terminal range of bar opens (server seconds) as a part; "no history there" is an empty part. */
@@ -402,12 +537,12 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
   };
 
   /** One series over bar segments (server seconds), after an optional older part. */
-  const barSeries = async (symbol: string, timeframe: number, tf: Timeframe, segments: BarSegment[], opts?: SeriesOptions, older?: { fromS: number; count: number }): Promise<Series<RateChunk>> => {
+  const barSeries = async (symbol: string, timeframe: number, tf: Timeframe, manifest: Manifest | undefined, segments: BarSegment[], opts?: SeriesOptions, older?: { fromS: number; count: number }): Promise<Series<RateChunk>> => {
     const openers: Opener<RateChunk>[] = [];
     if (older) openers.push(() => terminal.copyRatesFrom(symbol, timeframe, older.fromS, older.count, opts));
     for (const seg of segments) {
       openers.push(seg.source === 'store'
-        ? (ctx) => storeBarPart(months, options.root, symbol, tf, clock, seg, ctx.chunkRows)
+        ? (ctx) => storeBarPart(months, options.root, manifest, symbol, tf, clock, seg, ctx.chunkRows)
         : () => terminalBars(symbol, timeframe, seg, opts));
     }
     // A leading terminal part opened now, so that its failure (a bad range) fails the request before any byte.
@@ -416,8 +551,8 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
   };
 
   /** The server opens of (at least the newest `needed`) bars of a segment, ascending (store: from the M1 bars; terminal: asked). */
-  const opensOf = async (symbol: string, timeframe: number, tf: Timeframe, seg: BarSegment, needed: number): Promise<number[]> => {
-    if (seg.source === 'store') return storeOpens(months, options.root, symbol, tf, clock, seg, needed);
+  const opensOf = async (symbol: string, timeframe: number, tf: Timeframe, manifest: Manifest | undefined, seg: BarSegment, needed: number): Promise<number[]> => {
+    if (seg.source === 'store') return storeOpens(months, options.root, manifest, symbol, tf, clock, seg, needed);
     const out: number[] = [];
     const part = await terminalBars(symbol, timeframe, seg);
     try {
@@ -433,7 +568,7 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
    * taking `count`: the opens of the oldest and newest taken, and how many are still wanted before
    * the first stored bar (undefined when `skip` reaches past it).
    */
-  const locate = async (symbol: string, timeframe: number, plan: { tf: Timeframe; cover: Interval[] }, newestS: number, skip: number, count: number):
+  const locate = async (symbol: string, timeframe: number, plan: { tf: Timeframe; cover: Interval[]; manifest: Manifest | undefined }, newestS: number, skip: number, count: number):
     Promise<{ oldest: number; newest: number; missing: number; firstStored: number } | undefined> => {
     const firstStored = storedBars(plan.cover[0]!, plan.tf, clock)?.first;
     if (firstStored === undefined || newestS < firstStored) return undefined;
@@ -442,7 +577,7 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
     let oldest: number | undefined;
     let need = count;
     for (let k = segments.length - 1; k >= 0 && need > 0; k--) {
-      const opens = await opensOf(symbol, timeframe, plan.tf, segments[k]!, skip + need);
+      const opens = await opensOf(symbol, timeframe, plan.tf, plan.manifest, segments[k]!, skip + need);
       let j = opens.length - 1;
       const skipped = Math.min(skip, j + 1);
       skip -= skipped;
@@ -464,8 +599,8 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
    */
   const recordedBars = async (symbol: string, timeframe: number, fromS: number, toS: number, series: Series<RateChunk>): Promise<Series<RateChunk>> => {
     if (!writer || timeframe !== 1) return series;
-    const manifest = await usable();
-    if (manifest === undefined && (await manifests.get()) !== undefined) return series; // another server's store
+    const manifest = await usable(symbol);
+    if (manifest === undefined && (await manifests.identity()) !== undefined) return series; // another server's store
     const recorded = writer.recordBars(symbol, series, fromS, toS, { rows: w?.maxRows ?? 0 });
     if (recorded === series) return series;
     const out: Series<RateChunk> = {
@@ -490,7 +625,7 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
       const series = await terminal.copyRatesRange(symbol, timeframe, fromS, toS, opts);
       return recordedBars(symbol, timeframe, fromS, toS, Object.assign(series, { source: describeBars(segments, plan.tf, clock) }));
     }
-    return barSeries(symbol, timeframe, plan.tf, segments, opts);
+    return barSeries(symbol, timeframe, plan.tf, plan.manifest, segments, opts);
   };
 
   /** Bars ending at `newestS` (server seconds) after skipping `skip`, `count` of them; undefined: the terminal's alone. */
@@ -503,7 +638,7 @@ export function withStore(terminal: Terminal, options: StoreOptions): Terminal {
     const segments = at.newest >= at.oldest ? barSegments(plan.cover, plan.tf, clock, at.oldest, at.newest) : [];
     if (!segments.some((s) => s.source === 'store')) return undefined;
     const older = at.missing > 0 ? { fromS: clock.toUtcS(at.firstStored) - 1, count: at.missing } : undefined;
-    return barSeries(symbol, timeframe, plan.tf, segments, opts, older);
+    return barSeries(symbol, timeframe, plan.tf, plan.manifest, segments, opts, older);
   };
 
   const copyRatesFrom = async (symbol: string, timeframe: number, dateFrom: number, count: number, opts?: SeriesOptions): Promise<Series<RateChunk>> =>

@@ -26,7 +26,9 @@ import { encodeSeries } from '../encode/index.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import { DAY_MS, dayKey, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from './layout.js';
 import { StoreBusyError, StoreLock } from './lock.js';
-import { checkIdentity, emptyManifest, readManifest, setEntry, writeManifest, type Manifest } from './manifest.js';
+import { checkIdentity, emptyManifest, MANIFEST_FORMAT, readManifest, setEntry, upgradeManifest, writeManifestHeader, writeSymbolManifest, type Manifest } from './manifest.js';
+import { footerOf, ProofBuilder, proofFields, type Proof } from './proof.js';
+import { checkDirsBelow, makeDirsBelow } from './safe-file.js';
 import { lowerBound } from './decode-protocol.js';
 import type { Part } from './mixed-series.js';
 
@@ -213,9 +215,9 @@ export class StoreWriter {
           o.onEvent?.({ kind: 'skipped', symbol, day: key, dataset: 'bars_m1', why: 'the store holds it already' });
           continue;
         }
-        await writePartitionFile(o.root, 'bars_m1', symbol, key, m.chunks);
-        setEntry(manifest, symbol, 'bars_m1', key, { rows: m.rows, complete: true, fetched: new Date().toISOString() });
-        await writeManifest(o.root, manifest);
+        const proven = await writePartitionFile(o.root, 'bars_m1', symbol, key, m.chunks);
+        setEntry(manifest, symbol, 'bars_m1', key, { rows: m.rows, complete: true, fetched: new Date().toISOString(), ...proven });
+        await writeSymbolManifest(o.root, manifest, symbol);
         o.onEvent?.({ kind: 'written', symbol, day: key, dataset: 'bars_m1', rows: m.rows });
       }
     });
@@ -235,8 +237,17 @@ export class StoreWriter {
     }
     try {
       const server = await o.server();
-      const manifest = (await readManifest(o.root)) ?? emptyManifest(server, o.zone);
-      checkIdentity(manifest, server, o.zone, o.root);
+      let manifest = await readManifest(o.root, { symbols: [symbol] });
+      if (manifest) {
+        checkIdentity(manifest, server, o.zone, o.root);
+        if (manifest.format !== MANIFEST_FORMAT) {
+          await upgradeManifest(o.root, manifest); // format 1: rewritten as 2 (every symbol) before anything is added
+          manifest = (await readManifest(o.root, { symbols: [symbol] })) as Manifest;
+        }
+      } else {
+        manifest = emptyManifest(server, o.zone);
+        await writeManifestHeader(o.root, manifest);
+      }
       await write(manifest);
     } finally {
       await lock.release();
@@ -263,42 +274,55 @@ export class StoreWriter {
           o.onEvent?.({ kind: 'skipped', symbol, day: key, why: 'the store holds it already' });
           continue;
         }
-        await writePartitionFile(o.root, 'ticks', symbol, key, d.chunks);
-        setEntry(manifest, symbol, 'ticks', key, { rows: d.rows, complete: true, fetched: new Date().toISOString() });
-        await writeManifest(o.root, manifest);
+        const proven = await writePartitionFile(o.root, 'ticks', symbol, key, d.chunks);
+        setEntry(manifest, symbol, 'ticks', key, { rows: d.rows, complete: true, fetched: new Date().toISOString(), ...proven });
+        await writeSymbolManifest(o.root, manifest, symbol);
         o.onEvent?.({ kind: 'written', symbol, day: key, rows: d.rows });
       }
     });
   }
 }
 
-/** One partition's file, as `tradeapi sync` writes it (zstd Parquet through the same encoder), atomically; none for an empty one. */
-async function writePartitionFile(root: string, dataset: Dataset, symbol: string, key: string, chunks: TickChunk[] | RateChunk[]): Promise<void> {
+/**
+ * One partition's file, as `tradeapi sync` writes it (zstd Parquet through the same encoder, its
+ * proof in the footer), atomically, never through a directory leading out of the store; none for
+ * an empty one. The proof's manifest fields, or nothing for an empty partition.
+ */
+async function writePartitionFile(root: string, dataset: Dataset, symbol: string, key: string, chunks: TickChunk[] | RateChunk[]): Promise<ReturnType<typeof proofFields> | Record<string, never>> {
   const file = partitionFile(root, dataset, symbol, key);
   if (chunks.length === 0) {
-    await unlink(file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw e;
-    });
-    return;
+    if (await checkDirsBelow(root, file)) {
+      await unlink(file).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+    }
+    return {};
   }
-  await mkdir(path.dirname(file), { recursive: true });
+  const builder = new ProofBuilder(dataset);
+  for (const c of chunks) builder.update(c);
+  const proof: Proof = builder.proof();
+  const footerMetadata = (): Record<string, string> => footerOf(symbol, dataset, key, proof);
+  await makeDirsBelow(root, file);
+  let bytes = 0;
   // FILE.tmp-PID, as a sync names its temp files, so that a sync removes one a killed gateway left.
   const temp = `${file}.tmp-${process.pid}`;
   await unlink(temp).catch(() => undefined); // ours, from an earlier write that failed to clean up
   const handle = await open(temp, 'wx');
   try {
     const encoded = dataset === 'ticks'
-      ? encodeSeries('parquet', 'ticks', heldSeries(chunks as TickChunk[]), { compression: 'zstd' })
-      : encodeSeries('parquet', 'rates', heldSeries(chunks as RateChunk[]), { compression: 'zstd' });
+      ? encodeSeries('parquet', 'ticks', heldSeries(chunks as TickChunk[]), { compression: 'zstd', footerMetadata })
+      : encodeSeries('parquet', 'rates', heldSeries(chunks as RateChunk[]), { compression: 'zstd', footerMetadata });
     await encoded.writeTo({
-      write: async (bytes: Uint8Array) => {
+      write: async (piece: Uint8Array) => {
         let off = 0;
-        while (off < bytes.byteLength) off += (await handle.write(bytes, off, bytes.byteLength - off)).bytesWritten;
+        while (off < piece.byteLength) off += (await handle.write(piece, off, piece.byteLength - off)).bytesWritten;
+        bytes += piece.byteLength;
       },
     });
     await handle.sync();
     await handle.close();
     await rename(temp, file);
+    return proofFields(proof, bytes);
   } catch (e) {
     await handle.close().catch(() => undefined);
     await unlink(temp).catch(() => undefined);

@@ -2,7 +2,8 @@
 // alone (no terminal, no lock: the manifest is replaced atomically, so a sync running meanwhile
 // is fine). Exit status: 0, 1 (an unreadable store), 2 (bad arguments, no store there).
 import { ConfigError, type Env } from '../config/index.js';
-import { formatGaps, tickCoverage } from '../store/coverage.js';
+import { damagedDays, formatGaps, tickCoverage } from '../store/coverage.js';
+import { dayKey } from '../store/layout.js';
 import { readManifest, StoreMismatchError } from '../store/manifest.js';
 import { GAPS_USAGE, parseGapsArgs, UsageError } from './args.js';
 
@@ -29,16 +30,19 @@ export async function runStore(args: readonly string[], io: GapsIo = { env: proc
       io.stdout.write(GAPS_USAGE);
       return 0;
     }
-    const manifest = await readManifest(request.store);
+    const manifest = await readManifest(request.store, { symbols: [request.symbol] });
     if (!manifest) {
       say(`${request.store} is not a store (no manifest.json): fill it with tradeapi sync --store ${request.store}`);
       return 2;
     }
     if (!manifest.symbols[request.symbol] && request.fromMs === undefined) {
-      say(`the store ${request.store} has nothing of ${request.symbol} (it holds ${Object.keys(manifest.symbols).join(', ') || 'no symbol'})`);
+      const held = Object.keys((await readManifest(request.store))?.symbols ?? {});
+      say(`the store ${request.store} has nothing of ${request.symbol} (it holds ${held.join(', ') || 'no symbol'})`);
       return 2;
     }
-    const report = tickCoverage(manifest, request.symbol, request.fromMs, request.toMs ?? (request.fromMs !== undefined ? Date.now() : undefined));
+    const toMs = request.toMs ?? (request.fromMs !== undefined ? Date.now() : undefined);
+    const damaged = await damagedDays(request.store, manifest, request.symbol, request.fromMs === undefined ? undefined : dayKey(request.fromMs), toMs === undefined ? undefined : dayKey(toMs));
+    const report = tickCoverage(manifest, request.symbol, request.fromMs, toMs, damaged);
     io.stdout.write(request.json ? `${JSON.stringify(report)}\n` : formatGaps(report));
     return 0;
   } catch (e) {

@@ -18,7 +18,6 @@
 // symbol, a store of another server or zone, a --store that is not a directory), 130/143 on
 // SIGINT/SIGTERM (the file in progress is discarded; what is committed stays).
 import { mkdir, stat, unlink } from 'node:fs/promises';
-import path from 'node:path';
 
 import { ConfigError, loadTerminalSettings, type Env } from '../config/index.js';
 import { encodeSeries } from '../encode/index.js';
@@ -27,7 +26,9 @@ import { Progress, type ProgressStream } from '../export/progress.js';
 import { lowerBound } from '../store/decode-protocol.js';
 import { DAY_MS, dayKey, dayStart, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from '../store/layout.js';
 import { StoreBusyError, StoreLock } from '../store/lock.js';
-import { checkIdentity, emptyManifest, readManifest, setEntry, StoreMismatchError, writeManifest, type Manifest, type PartitionEntry } from '../store/manifest.js';
+import { checkIdentity, emptyManifest, MANIFEST_FORMAT, ManifestWriter, readManifest, StoreMismatchError, upgradeManifest, writeManifestHeader, type Manifest, type PartitionEntry } from '../store/manifest.js';
+import { footerOf, ProofBuilder, proofFields, type Proof } from '../store/proof.js';
+import { checkDirsBelow, makeDirsBelow, UnsafeStoreFileError } from '../store/safe-file.js';
 import { mixedTicks } from '../store/store-terminal.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
@@ -51,7 +52,7 @@ export interface SyncIo {
   stderr: ProgressStream;
 }
 
-class Interrupted extends Error {
+export class Interrupted extends Error {
   override readonly name = 'Interrupted';
   constructor(readonly signal: NodeJS.Signals) {
     super(`interrupted by ${signal}`);
@@ -72,6 +73,8 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
     private readonly inner: Series<C>,
     private readonly what: string,
     private readonly onChunk: (s: CheckedSeries<C>) => void,
+    /** The partition's proof, built from exactly the rows handed on to the file. */
+    readonly proof?: ProofBuilder,
   ) {
     this.pending = first;
   }
@@ -93,6 +96,7 @@ class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
       this.last = t;
     }
     this.rows += chunk.rows;
+    this.proof?.update(chunk);
     if (chunk.rows > 0) this.lastMs = Number('time_msc' in chunk ? this.last : this.last * 1000n);
     this.onChunk(this);
     return chunk;
@@ -148,6 +152,8 @@ export interface SyncContext {
   stopped(): Interrupted | undefined;
   /** The file being written, so that a signal can interrupt and discard it. */
   current: AtomicFile | undefined;
+  /** The per-symbol manifests, written as partitions are recorded (at most once a second each). */
+  manifests: ManifestWriter;
   progress: (label: string, range: { fromMs: number; toMs: number }) => Progress;
 }
 
@@ -162,7 +168,7 @@ function plan(entry: PartitionEntry | undefined, start: number, end: number, set
 }
 
 /** A partition's series, opened and asked for its first rows (reading ahead), or why it could not be. */
-interface Started<C> {
+export interface Started<C> {
   readonly series: Promise<Series<C>>;
   readonly first: Promise<C | null>;
 }
@@ -173,7 +179,7 @@ interface Started<C> {
  * soon as it has sent this one, never idle between two days. Never rejects unhandled: the
  * rejection is seen when the day is written.
  */
-function start<C extends { rows: number }>(open: () => Promise<Series<C>>): Started<C> {
+export function start<C extends { rows: number }>(open: () => Promise<Series<C>>): Started<C> {
   const series = configured(open());
   const first = series.then((s) => firstChunk(s));
   series.catch(() => undefined);
@@ -282,7 +288,7 @@ function abandon<C>(started: Started<C> | undefined): void {
  * Writes one partition from a started series: a file when it has rows, none (and none left) when
  * not. `begun` runs once the terminal has begun answering it (its first rows, or that it has none).
  */
-async function writePartition<C extends TickChunk | RateChunk>(
+export async function writePartition<C extends TickChunk | RateChunk>(
   ctx: SyncContext,
   dataset: Dataset,
   symbol: string,
@@ -290,7 +296,7 @@ async function writePartition<C extends TickChunk | RateChunk>(
   started: Started<C>,
   onChunk: (rows: number, bytes: number, lastMs: number | undefined) => void,
   begun: () => void = () => undefined,
-): Promise<{ rows: number; bytes: number; unavailable: boolean }> {
+): Promise<{ rows: number; bytes: number; unavailable: boolean; proof?: Proof }> {
   const file = partitionFile(ctx.root, dataset, symbol, key);
   let series: Series<C>;
   let first: C | null;
@@ -310,22 +316,28 @@ async function writePartition<C extends TickChunk | RateChunk>(
   // these rows travel, are encoded and flushed. Two partitions in flight at most.
   begun();
   if (first === null) {
-    // Fetched and empty: no file (a refresh that finds a day emptied removes the old one).
-    await unlink(file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw e;
-    });
+    // Fetched and empty: no file (a refresh that finds a day emptied removes the old one), never
+    // through a directory that leads out of the store.
+    if (await checkDirsBelow(ctx.root, file)) {
+      await unlink(file).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+    }
     return { rows: 0, bytes: 0, unavailable: false };
   }
-  await mkdir(path.dirname(file), { recursive: true });
+  await makeDirsBelow(ctx.root, file);
   const sink = await AtomicFile.create(file, undefined);
   ctx.current = sink;
-  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs));
+  const proof = new ProofBuilder(dataset);
+  const checked = new CheckedSeries(first, series, dataset === 'ticks' ? 'ticks' : 'bars', (s) => onChunk(s.rows, sink.bytes, s.lastMs), proof);
   try {
     const stop = ctx.stopped();
     if (stop) sink.interrupt(stop);
+    // The footer carries the proof of the rows just written (proof.ts), and so does the manifest.
+    const footerMetadata = (): Record<string, string> => footerOf(symbol, dataset, key, proof.proof());
     const encoded = dataset === 'ticks'
-      ? encodeSeries('parquet', 'ticks', checked as unknown as Series<TickChunk>, { compression: 'zstd' })
-      : encodeSeries('parquet', 'rates', checked as unknown as Series<RateChunk>, { compression: 'zstd' });
+      ? encodeSeries('parquet', 'ticks', checked as unknown as Series<TickChunk>, { compression: 'zstd', footerMetadata })
+      : encodeSeries('parquet', 'rates', checked as unknown as Series<RateChunk>, { compression: 'zstd', footerMetadata });
     await encoded.writeTo(sink);
     const late = ctx.stopped();
     if (late) throw late;
@@ -337,7 +349,7 @@ async function writePartition<C extends TickChunk | RateChunk>(
     ctx.current = undefined;
     checked.close();
   }
-  return { rows: checked.rows, bytes: sink.bytes, unavailable: false };
+  return { rows: checked.rows, bytes: sink.bytes, unavailable: false, proof: proof.proof() };
 }
 
 /** One pass over every symbol: the days and months from --from to --to (or now) that need it. */
@@ -459,23 +471,30 @@ export async function syncPass(ctx: SyncContext, request: Pick<SyncRequest, 'sym
   return totals;
 }
 
-async function record(ctx: SyncContext, symbol: string, dataset: Dataset, key: string, wrote: { rows: number; unavailable: boolean }, todo: { throughMs: number; complete: boolean }): Promise<void> {
+export async function record(ctx: SyncContext, symbol: string, dataset: Dataset, key: string, wrote: { rows: number; bytes: number; unavailable: boolean; proof?: Proof }, todo: { throughMs: number; complete: boolean }): Promise<void> {
   const entry: PartitionEntry = { rows: wrote.rows, complete: todo.complete, fetched: new Date().toISOString() };
   if (!todo.complete) entry.through = new Date(todo.throughMs).toISOString();
   if (wrote.unavailable) entry.unavailable = true;
-  setEntry(ctx.manifest, symbol, dataset, key, entry);
-  await writeManifest(ctx.root, ctx.manifest);
+  if (wrote.proof && wrote.rows > 0) Object.assign(entry, proofFields(wrote.proof, wrote.bytes));
+  await ctx.manifests.set(symbol, dataset, key, entry);
 }
 
-/** The store's manifest, created for this terminal's server and zone, or checked against them. */
-export async function openManifest(root: string, server: string, zone: string): Promise<Manifest> {
-  const existing = await readManifest(root);
+/**
+ * The store's manifest with `symbols`' coverage, created for this terminal's server and zone, or
+ * checked against them; a format-1 store is rewritten as format 2 (manifest.ts).
+ */
+export async function openManifest(root: string, server: string, zone: string, symbols: readonly string[]): Promise<Manifest> {
+  const existing = await readManifest(root, { symbols });
   if (!existing) {
     const m = emptyManifest(server, zone);
-    await writeManifest(root, m);
+    await writeManifestHeader(root, m);
     return m;
   }
   checkIdentity(existing, server, zone, root);
+  if (existing.format !== MANIFEST_FORMAT) {
+    await upgradeManifest(root, existing);
+    return (await readManifest(root, { symbols })) as Manifest;
+  }
   return existing;
 }
 
@@ -550,6 +569,7 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
     terminal,
     root: request.store,
     manifest: emptyManifest('', ''),
+    manifests: new ManifestWriter(request.store, emptyManifest('', '')),
     now,
     stopped: () => interrupted,
     current: undefined,
@@ -585,9 +605,10 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
       }
     }
     const account = await terminal.accountInfo();
-    ctx.manifest = await openManifest(request.store, account.server, settings.serverTz?.name ?? 'UTC');
+    ctx.manifest = await openManifest(request.store, account.server, settings.serverTz?.name ?? 'UTC', request.symbols);
+    ctx.manifests = new ManifestWriter(request.store, ctx.manifest);
     for (;;) {
-      const t = await syncPass(ctx, request);
+      const t = await syncPass(ctx, request).finally(() => ctx.manifests.flush());
       if (!request.follow) {
         if (io.stderr.isTTY !== true) say(`${t.rows} rows in ${t.files} files -> ${request.store}`);
         return EXIT_OK;
@@ -604,6 +625,10 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
     if (e instanceof StoreMismatchError) {
       say(e.message);
       return EXIT_USAGE;
+    }
+    if (e instanceof UnsafeStoreFileError) {
+      say(`refusing to write into the store: ${e.message}`);
+      return EXIT_FAILED;
     }
     say(`sync failed: ${e instanceof Error ? e.message : String(e)}`);
     return EXIT_FAILED;

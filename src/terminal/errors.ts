@@ -6,7 +6,12 @@ export type TerminalErrorKind =
   | 'not_subscribed'
   | 'not_selected'
   | 'unavailable'
-  | 'timeout';
+  | 'timeout'
+  // The local history store (src/store/), which answers for the terminal where it covers a range:
+  // a partition that is not what its manifest recorded, where the terminal does not hold it either;
+  // too many store reads at once (or one past its deadline).
+  | 'store_damaged'
+  | 'store_busy';
 
 /** A terminal failure: `code`/`message` as the package's last_error() tuple, `kind` for mapping. */
 export class TerminalError extends Error {

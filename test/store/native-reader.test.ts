@@ -15,6 +15,7 @@ import { partitionFile } from '../../src/store/layout.js';
 import { decodeDay, decodeRates } from '../../src/store/reader.js';
 import { runSync } from '../../src/sync/run.js';
 import { openSimTerminal, type RateChunk, type Terminal, type TickChunk } from '../../src/terminal/index.js';
+import { looseFile } from '../helpers/store.js';
 
 const pq = await loadNativeParquetReader();
 if (!pq) {
@@ -98,46 +99,46 @@ for (const [name, file] of [['synced (zstd, 128 K-row groups)', syncedDay], ['lz
     const reader = new pq.ParquetReader(readFileSync(file));
     t.ok(reader.rowGroups.length >= 1 && reader.rowGroups.every((g) => g.minTimeMsc !== undefined && g.maxTimeMsc !== undefined), 'row groups with time_msc statistics');
     for (const w of WINDOWS) {
-      const native = await decodeDay(file, w.from, w.to, 'native');
-      const wasm = await decodeDay(file, w.from, w.to, 'wasm');
+      const native = await decodeDay(looseFile(file), w.from, w.to, 'native');
+      const wasm = await decodeDay(looseFile(file), w.from, w.to, 'wasm');
       const rows = same(t, native, wasm, w.what);
       if (w.what === 'before the first tick') t.equal(rows, 0, 'nothing before the day');
       else t.ok(rows > 0, `${w.what}: ticks`);
-      same(t, await decodeDay(file, w.from, w.to), native, `${w.what}, 'auto'`);
+      same(t, await decodeDay(looseFile(file), w.from, w.to), native, `${w.what}, 'auto'`);
     }
   });
 }
 
 await t.test('a month of M1 bars: native and parquet-wasm decode the same bars', async (t) => {
-  const native = (await decodeRates(month, 'native')) ?? [];
-  const wasm = (await decodeRates(month, 'wasm')) ?? [];
+  const native = (await decodeRates(looseFile(month, 'bars_m1'), 'native')) ?? [];
+  const wasm = (await decodeRates(looseFile(month, 'bars_m1'), 'wasm')) ?? [];
   t.ok(same(t, native, wasm, 'January') > 20_000, 'a month of bars');
-  t.equal(await decodeRates(path.join(dir, 'absent.parquet'), 'native'), undefined, 'an absent month is undefined');
-  t.same(await decodeDay(path.join(dir, 'absent.parquet'), DAY, DAY + 1000, 'native'), [], 'an absent day is empty');
+  t.equal(await decodeRates(looseFile(path.join(dir, 'absent.parquet'), 'bars_m1'), 'native'), undefined, 'an absent month is undefined');
+  t.same(await decodeDay(looseFile(path.join(dir, 'absent.parquet')), DAY, DAY + 1000, 'native'), [], 'an absent day is empty');
 });
 
 await t.test("other writers' files: 'auto' decodes them as parquet-wasm does", async (t) => {
   const w = WINDOWS[1]!;
   for (const file of [byWasm, snappy]) {
-    const auto = await decodeDay(file, w.from, w.to);
-    const wasm = await decodeDay(file, w.from, w.to, 'wasm');
+    const auto = await decodeDay(looseFile(file), w.from, w.to);
+    const wasm = await decodeDay(looseFile(file), w.from, w.to, 'wasm');
     t.ok(same(t, auto, wasm, path.basename(file)) > 0, `${path.basename(file)}: ticks`);
   }
-  await t.rejects(decodeDay(snappy, w.from, w.to, 'native'), { code: 'ERR_PARQUET_UNSUPPORTED' }, 'snappy: the native reader says it does not read it');
+  await t.rejects(decodeDay(looseFile(snappy), w.from, w.to, 'native'), { code: 'ERR_PARQUET_UNSUPPORTED' }, 'snappy: the native reader says it does not read it');
 });
 
 await t.test('damaged files: an error from either decoder, not a crash', async (t) => {
   const bytes = readFileSync(syncedDay);
   const cut = path.join(dir, 'cut.parquet');
   writeFileSync(cut, bytes.subarray(0, bytes.length - 100));
-  await t.rejects(decodeDay(cut, DAY, DAY + 86_400_000, 'native'), { code: 'ERR_PARQUET_CORRUPT' }, 'truncated: corrupt (no footer)');
-  await t.rejects(decodeDay(cut, DAY, DAY + 86_400_000), 'truncated, auto: parquet-wasm says so too');
+  await t.rejects(decodeDay(looseFile(cut), DAY, DAY + 86_400_000, 'native'), { code: 'ERR_PARQUET_CORRUPT' }, 'truncated: corrupt (no footer)');
+  await t.rejects(decodeDay(looseFile(cut), DAY, DAY + 86_400_000), 'truncated, auto: parquet-wasm says so too');
   // A page body damaged in the middle of the first row group (the footer intact).
   const hurt = Buffer.from(bytes);
   for (let i = 1000; i < 1400; i++) hurt[i] = 0x5a;
   const damaged = path.join(dir, 'damaged.parquet');
   writeFileSync(damaged, hurt);
-  await t.rejects(decodeDay(damaged, DAY, DAY + 86_400_000, 'native'), { code: /^ERR_PARQUET_(CORRUPT|DECODE)$/ }, 'a damaged page: an error');
+  await t.rejects(decodeDay(looseFile(damaged), DAY, DAY + 86_400_000, 'native'), { code: /^ERR_PARQUET_(CORRUPT|DECODE)$/ }, 'a damaged page: an error');
   t.throws(() => new pq.ParquetReader(Buffer.from('PAR1 nothing here PAR1')), { code: 'ERR_PARQUET_CORRUPT' });
   t.throws(() => new (pq.ParquetReader as unknown as new (x: unknown) => unknown)('not bytes'), TypeError);
   const reader = new pq.ParquetReader(bytes);

@@ -120,7 +120,7 @@ await t.test('GET /store/coverage', async (t) => {
   t.equal(res.status, 200);
   const body = (await res.json()) as { from: string; to: string; totals: Record<string, number>; days: Array<{ date: string; status: string; through?: string }> };
   t.same([body.from, body.to], ['2024-01-08', '2024-01-10']);
-  t.same(body.totals, { complete: 2, weekend: 0, empty: 0, partial: 1, unavailable: 0, missing: 0 });
+  t.same(body.totals, { complete: 2, weekend: 0, empty: 0, partial: 1, unavailable: 0, missing: 0, damaged: 0 });
   t.match(body.days[2], { date: '2024-01-10', status: 'partial', through: /^2024-01-10T11:59:5/ });
   const ranged = (await (await withStore.get('/store/coverage?symbol=EURUSD&date_from=2024-01-06T00:00:00Z&date_to=2024-01-11T00:00:00Z')).json()) as { gaps: unknown[] };
   t.same(ranged.gaps, [

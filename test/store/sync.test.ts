@@ -14,11 +14,12 @@ import { tableFromIPC } from 'apache-arrow';
 import { runStore } from '../../src/sync/gaps.js';
 import { runSync, SETTLE_MS, syncPass, type SyncContext } from '../../src/sync/run.js';
 import { Progress } from '../../src/export/progress.js';
-import { readTicks } from '../../src/store/reader.js';
+import { decodeDay, readTicks } from '../../src/store/reader.js';
 import { partitionFile } from '../../src/store/layout.js';
-import type { Manifest } from '../../src/store/manifest.js';
+import { ManifestWriter } from '../../src/store/manifest.js';
 import { openSimTerminal, type Terminal } from '../../src/terminal/index.js';
 import { cliCommand } from '../helpers/cli.js';
+import { looseFile, manifestOf, partOf, writeManifestOf } from '../helpers/store.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,7 +60,6 @@ async function gaps(args: string[], extra: Record<string, string> = {}): Promise
   return { code, stderr, stdout };
 }
 
-const manifestOf = (store: string): Manifest => JSON.parse(readFileSync(path.join(store, 'manifest.json'), 'utf8')) as Manifest;
 
 async function terminalTicks(terminal: Terminal, symbol: string, fromMs: number, toMs: number): Promise<bigint[]> {
   const out: bigint[] = [];
@@ -69,7 +69,10 @@ async function terminalTicks(terminal: Terminal, symbol: string, fromMs: number,
 
 async function storedTicks(store: string, symbol: string, day: string, fromMs = 0, toMs = 8.64e15): Promise<bigint[]> {
   const out: bigint[] = [];
-  for await (const c of readTicks(partitionFile(store, 'ticks', symbol, day), fromMs, toMs, () => 65_536)) out.push(...c.time_msc);
+  // A file the manifest does not name yet (a sync killed within a second of writing it) read as it is.
+  const named = manifestOf(store).symbols[symbol]?.ticks[day] !== undefined;
+  const part = named ? partOf(store, 'ticks', symbol, day) : looseFile(partitionFile(store, 'ticks', symbol, day));
+  for await (const c of readTicks(decodeDay(part, fromMs, toMs), () => 65_536)) out.push(...c.time_msc);
   return out;
 }
 
@@ -128,7 +131,7 @@ await t.test('resume: complete days are not pulled again; a day the manifest lac
   t.same(after.symbols.EURUSD, before.symbols.EURUSD, 'nothing fetched again');
   // As after a kill between a file and the manifest: the day is fetched again and its file replaced.
   delete after.symbols.EURUSD?.ticks['2024-01-08'];
-  writeFileSync(path.join(store, 'manifest.json'), JSON.stringify(after));
+  writeManifestOf(store, after);
   t.equal((await sync(['--store', store, '--symbols', 'EURUSD', '--from', '2024-01-05', '--to', '2024-01-09'])).code, 0);
   const redone = manifestOf(store);
   t.equal(redone.symbols.EURUSD?.ticks['2024-01-08']?.rows, before.symbols.EURUSD?.ticks['2024-01-08']?.rows, 'the day is back');
@@ -193,7 +196,7 @@ await t.test('--follow: a pass takes today up to its through from the file, only
   });
   const quiet = { write: () => true };
   const ctx: SyncContext = {
-    terminal, root: store, manifest, now: () => now, stopped: () => undefined, current: undefined,
+    terminal, root: store, manifest, manifests: new ManifestWriter(store, manifest), now: () => now, stopped: () => undefined, current: undefined,
     progress: (label, range) => new Progress(quiet, label, range),
   };
   const request = { symbols: ['EURUSD'], fromMs: Date.UTC(2024, 0, 10), toMs: undefined, refreshDays: 0, ticks: true, bars: false };
@@ -235,7 +238,7 @@ await t.test('a store of another zone or trade server is refused (exit 2)', asyn
   const other = path.join(dir, 'other');
   t.equal((await sync(['--store', other, '--symbols', 'EURUSD', '--from', '2024-01-06', '--to', '2024-01-06', '--only', 'ticks'])).code, 0);
   const m = manifestOf(other);
-  writeFileSync(path.join(other, 'manifest.json'), JSON.stringify({ ...m, server: 'Broker-Live' }));
+  writeManifestOf(other, { ...m, server: 'Broker-Live' });
   const server = await sync(['--store', other, '--symbols', 'EURUSD', '--from', '2024-01-06', '--to', '2024-01-06']);
   t.equal(server.code, 2);
   t.match(server.stderr, /holds history of trade server "Broker-Live", and this terminal is on "Tradeapi-Sim"/);
@@ -279,12 +282,13 @@ await t.test('killed at any moment (SIGKILL): no partial file is visible, and th
   const args = ['sync', '--store', killed, '--symbols', 'EURUSD', '--from', '2023-11-01', '--to', '2023-11-24', '--only', 'ticks'];
   const child = spawn(process.execPath, [...cliCommand(), ...args], { env: env() as NodeJS.ProcessEnv, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  // Kill it while a day file is being written (a temp file exists) after a few days are done.
+  // Kill it while a day file is being written (a temp file exists) after a few days' files are done
+  // (the manifest names them at most a second later: manifest.ts ManifestWriter).
   const deadline = Date.now() + 60_000;
   const temps = (): string[] => walk(killed).filter((f) => /\.parquet\.tmp-\d+$/.test(f));
   let sawTemp = false;
   while (Date.now() < deadline) {
-    const done = existsSync(path.join(killed, 'manifest.json')) ? Object.keys(manifestOf(killed).symbols.EURUSD?.ticks ?? {}).length : 0;
+    const done = existsSync(killed) ? walk(killed).filter((f) => f.endsWith('.parquet')).length : 0;
     if (done >= 3 && temps().length > 0) {
       sawTemp = true;
       break;
@@ -296,7 +300,7 @@ await t.test('killed at any moment (SIGKILL): no partial file is visible, and th
   t.ok(sawTemp, 'killed while a day file was being written');
   const m = manifestOf(killed);
   const recorded = Object.keys(m.symbols.EURUSD?.ticks ?? {});
-  t.ok(recorded.length >= 3 && recorded.length < 24, `${recorded.length} days recorded before the kill`);
+  t.ok(recorded.length >= 1 && recorded.length < 24, `${recorded.length} days recorded before the kill`);
   for (const f of walk(killed).filter((f) => f.endsWith('.parquet'))) {
     const day = /date=(\d{4}-\d{2}-\d{2})/.exec(f)?.[1] as string;
     const d = Date.parse(`${day}T00:00:00Z`);
@@ -326,7 +330,7 @@ await t.test('store gaps: missing days, weekends and empty weekdays told apart',
   const json = await gaps(['gaps', 'EURUSD', '--store', store, '--json']);
   const report = JSON.parse(json.stdout) as { from: string; to: string; totals: Record<string, number>; gaps: unknown[] };
   t.same([report.from, report.to], ['2024-01-05', '2024-01-09'], 'by default: the days fetched');
-  t.same(report.totals, { complete: 4, weekend: 1, empty: 0, partial: 0, unavailable: 0, missing: 0 });
+  t.same(report.totals, { complete: 4, weekend: 1, empty: 0, partial: 0, unavailable: 0, missing: 0, damaged: 0 });
   const bad: Array<[string[], RegExp]> = [
     [['gaps'], /the SYMBOL is missing/],
     [['gaps', 'EURUSD', '--store', path.join(dir, 'none')], /is not a store \(no manifest.json\)/],

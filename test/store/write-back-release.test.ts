@@ -9,11 +9,12 @@ import path from 'node:path';
 import t from 'tap';
 
 import { partitionFile } from '../../src/store/layout.js';
-import { readTicks } from '../../src/store/reader.js';
+import { decodeDay, readTicks } from '../../src/store/reader.js';
 import { withStore } from '../../src/store/store-terminal.js';
 import type { WriteEvent } from '../../src/store/write-back.js';
 import { addon } from '../../src/terminal/native.js';
 import { openSimTerminal, type Series, type TickChunk } from '../../src/terminal/index.js';
+import { partOf } from '../helpers/store.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-release-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,7 +57,7 @@ await t.test('days written back from released chunks hold the terminal ticks; st
   t.same(events.map((e) => [e.kind, e.day]), [['written', '2024-01-08'], ['written', '2024-01-09']]);
   for (const day of ['2024-01-08', '2024-01-09']) {
     const fromFile: TickChunk[] = [];
-    for await (const c of readTicks(partitionFile(root, 'ticks', 'EURUSD', day), 0, 8.64e15, () => 65_536)) fromFile.push(c);
+    for await (const c of readTicks(decodeDay(partOf(root, 'ticks', 'EURUSD', day), 0, 8.64e15), () => 65_536)) fromFile.push(c);
     const direct: TickChunk[] = [];
     for await (const c of await terminal.copyTicksRange('EURUSD', D(`${day}T00:00:00Z`), D(`${day}T23:59:59.999Z`), -1)) direct.push(c);
     t.same(rowsOf(fromFile), rowsOf(direct), `${day}: the file holds the terminal's ${rowsOf(direct).length} ticks`);

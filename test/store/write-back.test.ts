@@ -14,11 +14,12 @@ import { availableAdapters } from '../../src/http/adapters/index.js';
 import { partitionFile } from '../../src/store/layout.js';
 import { StoreLock } from '../../src/store/lock.js';
 import type { Manifest } from '../../src/store/manifest.js';
-import { decodeRates, readTicks } from '../../src/store/reader.js';
+import { decodeDay, decodeRates, readTicks } from '../../src/store/reader.js';
 import { withStore } from '../../src/store/store-terminal.js';
 import type { WriteEvent } from '../../src/store/write-back.js';
 import { openSimTerminal, type RateChunk, type Series, type TickChunk } from '../../src/terminal/index.js';
 import { serve } from '../helpers/server.js';
+import { manifestOf, partOf } from '../helpers/store.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-write-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,7 +45,6 @@ async function drain(series: Series<TickChunk>): Promise<bigint[]> {
 }
 
 const equal = (a: bigint[], b: bigint[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
-const manifestOf = (root: string): Manifest => JSON.parse(readFileSync(path.join(root, 'manifest.json'), 'utf8')) as Manifest;
 const temps = (root: string): string[] => (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.includes('.tmp-'));
 
 await t.test('whole past days are written back, and served from the store after', async (t) => {
@@ -62,7 +62,7 @@ await t.test('whole past days are written back, and served from the store after'
   t.match(m.symbols.EURUSD?.ticks['2024-01-08'], { complete: true, rows: Number });
   t.notOk(m.symbols.EURUSD?.ticks['2024-01-07'], 'a partial day is not recorded');
   const fromFile: bigint[] = [];
-  for await (const c of readTicks(partitionFile(root, 'ticks', 'EURUSD', '2024-01-08'), 0, 8.64e15, () => 65_536)) fromFile.push(...c.time_msc);
+  for await (const c of readTicks(decodeDay(partOf(root, 'ticks', 'EURUSD', '2024-01-08'), 0, 8.64e15), () => 65_536)) fromFile.push(...c.time_msc);
   t.ok(equal(fromFile, await drain(await terminal.copyTicksRange('EURUSD', D('2024-01-08T00:00:00Z'), D('2024-01-08T23:59:59.999Z'), -1))), `the file holds the terminal's ${fromFile.length} ticks of the day`);
   const again = await stored.copyTicksRange('EURUSD', from, to, -1);
   t.equal(again.source, 'terminal=2024-01-07T22:00:00.000Z/2024-01-07T23:59:59.999Z, store=2024-01-08T00:00:00.000Z/2024-01-09T23:59:59.999Z', 'the next request: from the store');
@@ -118,7 +118,7 @@ await t.test('whole past UTC months of M1 bars are written back, and served from
   const m = manifestOf(root);
   t.match(m.symbols.EURUSD?.bars_m1['2023-12'], { complete: true, rows: Number });
   const file = partitionFile(root, 'bars_m1', 'EURUSD', '2023-12');
-  const chunks = (await decodeRates(file)) ?? [];
+  const chunks = (await decodeRates(partOf(root, 'bars_m1', 'EURUSD', '2023-12'))) ?? [];
   const fromFile: string[] = [];
   for (const c of chunks) for (let i = 0; i < c.rows; i++) fromFile.push(`${c.time[i]} ${c.open[i]} ${c.high[i]} ${c.low[i]} ${c.close[i]} ${c.tick_volume[i]} ${c.spread[i]} ${c.real_volume[i]}`);
   const december = await bars(await terminal.copyRatesRange('EURUSD', 1, S('2023-12-01T00:00:00Z'), S('2023-12-31T23:59:00Z')));
