@@ -3,10 +3,14 @@
 // SIGKILL, a crash) is taken over: renamed aside first, so that of two syncs finding the same
 // stale lock only one takes it.
 import { hostname } from 'node:os';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 import { LOCK_FILE } from './layout.js';
+import { readStoreFile } from './safe-file.js';
+
+/** A lock file is a line of JSON: anything bigger is not one. */
+const MAX_LOCK_BYTES = 4096;
 
 export interface LockOwner {
   pid: number;
@@ -35,9 +39,12 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** The lock's owner, read as every file of the store is (safe-file.ts: a FIFO or symlink planted as the lock is not read). */
 async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
-    const v = JSON.parse(await readFile(file, 'utf8')) as Partial<LockOwner>;
+    const bytes = await readStoreFile(path.dirname(file), file, { maxBytes: MAX_LOCK_BYTES });
+    if (bytes === undefined) return undefined;
+    const v = JSON.parse(bytes.toString('utf8')) as Partial<LockOwner>;
     if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.started === 'string') return { pid: v.pid, host: v.host, started: v.started };
   } catch {
     // unreadable or half-written: treated as held, unknown owner

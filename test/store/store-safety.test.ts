@@ -4,6 +4,7 @@
 // the terminal gives them); a sync reads and rewrites only the manifests of the symbols it touches;
 // a format-1 store is served (unproven) and rewritten as format 2 by the next sync.
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -140,4 +141,16 @@ await t.test('a format-1 store: served as unproven, rewritten as format 2 by the
   t.notOk(after.symbols.EURUSD?.ticks['2024-01-08']?.xxh3_128, 'the old day stays unproven (verify --repair proves it)');
   t.ok(after.symbols.EURUSD?.ticks['2024-01-09']?.xxh3_128, 'the new day is proven');
   t.notOk(walk(store).some((f) => f.includes('.tmp-')), 'no temp file left');
+});
+
+await t.test('a FIFO planted as manifest.json, a symbol manifest or the lock: refused, never waited on', async (t) => {
+  for (const name of ['manifest.json', 'manifests/symbol=EURUSD.json', '.sync.lock']) {
+    const store = path.join(dir, `fifo-${name.replace(/\W/g, '-')}`);
+    t.equal((await sync(store, 'EURUSD', '2024-01-08', '2024-01-08')).code, 0);
+    rmSync(path.join(store, name), { force: true });
+    execFileSync('mkfifo', [path.join(store, name)]);
+    const run = await sync(store, 'EURUSD', '2024-01-09', '2024-01-09');
+    t.not(run.code, 0, `${name}: refused (${run.stderr.trim()})`);
+    t.match(run.stderr, name === '.sync.lock' ? /locked by another sync/ : /a FIFO, not a regular file/);
+  }
 });
