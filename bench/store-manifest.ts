@@ -4,7 +4,9 @@
 // in a child process of its own (`--child`), which prints its wall time and peak RSS; best of
 // --repeat runs each, side by side, so the machine's load weighs on both alike.
 //
-//   npm run build:ts && node dist/bench/store-manifest.js [--repeat 3]
+//   npm run build:ts && node dist/bench/store-manifest.js [--repeat 3] [--format 1]
+//
+// (--format 1: the store as a tree before format 2 wrote it; run that tree's build to measure it.)
 //
 // Target: the big store within 1.3x the empty store's time and peak RSS. Format 1 (one manifest.json
 // with every symbol, rewritten after each partition) took 11-24 s and 521 MB here against 1.3-2.9 s
@@ -16,7 +18,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { runSync } from '../src/sync/run.js';
-import { writeManifestHeader, writeSymbolManifest, emptyManifest, type PartitionEntry } from '../src/store/manifest.js';
 
 const DAY = 86_400_000;
 const SYMBOLS = 36;
@@ -31,37 +32,43 @@ async function child(store: string): Promise<void> {
   process.stdout.write(`${JSON.stringify({ code, ms, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`);
 }
 
-/** A store whose manifests record SYMBOLS x YEARS of days (the files are not there: only the manifest's cost is measured). */
-async function bigStore(root: string): Promise<number> {
-  mkdirSync(root, { recursive: true });
-  const m = emptyManifest('Tradeapi-Sim', 'UTC');
-  await writeManifestHeader(root, m);
+/**
+ * A store whose manifests record SYMBOLS x YEARS of days (the files are not there: only the
+ * manifest's cost is measured), written as JSON directly in either format (`--format 1` for a
+ * tree before format 2, to measure the old cost in the same run).
+ */
+function bigStore(root: string, format: 1 | 2): number {
+  mkdirSync(path.join(root, 'manifests'), { recursive: true });
+  const head = { format: `tradeapi-store/${format}`, server: 'Tradeapi-Sim', zone: 'UTC', created: '2025-01-01T00:00:00.000Z', updated: '2025-01-01T00:00:00.000Z' };
+  const symbols: Record<string, { ticks: Record<string, unknown>; bars_m1: Record<string, unknown> }> = {};
   let entries = 0;
   const start = Date.UTC(2008, 0, 1);
   for (let s = 0; s < SYMBOLS; s++) {
     const symbol = s === 0 ? 'EURUSD' : `SYM${String(s).padStart(3, '0')}`;
-    const ticks: Record<string, PartitionEntry> = {};
+    const ticks: Record<string, unknown> = {};
     for (let d = start; d < Date.UTC(2008 + YEARS, 0, 1); d += DAY) {
       if (symbol === 'EURUSD' && d >= Date.UTC(2024, 0, 1)) continue; // the 12 days to add
       const key = new Date(d).toISOString().slice(0, 10);
-      ticks[key] = { rows: 190_000, complete: true, fetched: '2025-01-01T00:00:00.000Z', bytes: 900_000, first_msc: d + 1, last_msc: d + DAY - 2, xxh3_128: '0123456789abcdef0123456789abcdef' };
+      const proof = format === 2 ? { bytes: 900_000, first_msc: d + 1, last_msc: d + DAY - 2, xxh3_128: '0123456789abcdef0123456789abcdef' } : {};
+      ticks[key] = { rows: 190_000, complete: true, fetched: '2025-01-01T00:00:00.000Z', ...proof };
       entries++;
     }
-    m.symbols[symbol] = { ticks, bars_m1: {} };
-    await writeSymbolManifest(root, m, symbol);
-    delete m.symbols[symbol];
+    if (format === 2) writeFileSync(path.join(root, 'manifests', `symbol=${symbol}.json`), JSON.stringify({ format: head.format, symbol, ticks, bars_m1: {} }, null, 1));
+    else symbols[symbol] = { ticks, bars_m1: {} };
   }
+  writeFileSync(path.join(root, 'manifest.json'), JSON.stringify(format === 2 ? head : { ...head, symbols }, null, 1));
   return entries;
 }
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--child') return child(argv[1] as string);
-  const repeat = Number(argv[argv.indexOf('--repeat') + 1] ?? 3) || 3;
+  const repeat = argv.includes('--repeat') ? Number(argv[argv.indexOf('--repeat') + 1]) || 3 : 3;
+  const format = argv.includes('--format') && argv[argv.indexOf('--format') + 1] === '1' ? 1 : 2;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-bench-manifest-'));
   try {
     const big = path.join(dir, 'big-template');
-    const entries = await bigStore(big);
+    const entries = bigStore(big, format);
     const self = fileURLToPath(import.meta.url);
     const run = (store: string): { ms: number; maxRssMiB: number } => {
       const out = execFileSync(process.execPath, [self, '--child', store], { encoding: 'utf8' });
@@ -83,13 +90,12 @@ async function main(): Promise<void> {
       rmSync(full, { recursive: true, force: true });
     }
     const lines = [
-      `adding 12 days of EURUSD ticks (best of ${repeat}, load ${os.loadavg()[0]!.toFixed(1)})`,
+      `adding 12 days of EURUSD ticks, manifest format ${format} (best of ${repeat}, load ${os.loadavg()[0]!.toFixed(1)})`,
       `  empty store:                        ${(best.empty.ms / 1000).toFixed(2)} s, peak RSS ${best.empty.maxRssMiB.toFixed(0)} MiB`,
       `  store of ${entries} day entries: ${(best.big.ms / 1000).toFixed(2)} s, peak RSS ${best.big.maxRssMiB.toFixed(0)} MiB`,
       `  ratio: time ${(best.big.ms / best.empty.ms).toFixed(2)}x, memory ${(best.big.maxRssMiB / best.empty.maxRssMiB).toFixed(2)}x (target <= 1.3x each)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
-    writeFileSync(path.join(dir, 'done'), '');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -251,11 +251,15 @@ export async function writeManifestHeader(root: string, manifest: Manifest): Pro
   await writeAtomic(root, path.join(root, MANIFEST_FILE), `${JSON.stringify({ format: MANIFEST_FORMAT, server, zone, created, updated }, null, 1)}\n`);
 }
 
-/** Writes `symbol`'s manifest file (its directory made when missing). */
+/** Writes `symbol`'s manifest file (its directory made when missing). One entry a line: compact, and a diff of two reads well. */
 export async function writeSymbolManifest(root: string, manifest: Manifest, symbol: string): Promise<void> {
   const cov = coverageOf(manifest, symbol);
-  const sorted = { format: MANIFEST_FORMAT, symbol, ticks: sortKeys(cov.ticks), bars_m1: sortKeys(cov.bars_m1) };
-  await writeAtomic(root, symbolManifestFile(root, symbol), `${JSON.stringify(sorted, null, 1)}\n`);
+  const block = (o: Record<string, PartitionEntry>): string => {
+    const keys = Object.keys(o).sort();
+    return keys.length === 0 ? '{}' : `{\n${keys.map((k) => `  ${JSON.stringify(k)}: ${JSON.stringify(o[k])}`).join(',\n')}\n }`;
+  };
+  const text = `{\n "format": ${JSON.stringify(MANIFEST_FORMAT)},\n "symbol": ${JSON.stringify(symbol)},\n "ticks": ${block(cov.ticks)},\n "bars_m1": ${block(cov.bars_m1)}\n}\n`;
+  await writeAtomic(root, symbolManifestFile(root, symbol), text);
 }
 
 /**
@@ -269,10 +273,6 @@ export async function upgradeManifest(root: string, manifest: Manifest): Promise
   manifest.format = MANIFEST_FORMAT;
 }
 
-/** Keys in order (days, months), so that a diff of two manifests reads well. */
-function sortKeys<T>(o: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
 
 /**
  * The per-symbol manifests of a sync, written as partitions are recorded but at most once every
@@ -285,7 +285,12 @@ export class ManifestWriter {
   private readonly dirty = new Map<string, number>();
   private readonly written = new Map<string, number>();
 
-  constructor(private readonly root: string, private readonly manifest: Manifest, private readonly intervalMs = 1_000, private readonly now = Date.now) {}
+  /** The interval starts now: a sync shorter than it writes each symbol's manifest once, at its end. */
+  constructor(private readonly root: string, private readonly manifest: Manifest, private readonly intervalMs = 1_000, private readonly now = Date.now) {
+    this.started = now();
+  }
+
+  private readonly started: number;
 
   /** Records an entry; writes its symbol's manifest when the last write is older than the interval. */
   async set(symbol: string, dataset: Dataset, key: string, entry: PartitionEntry): Promise<void> {
@@ -294,7 +299,7 @@ export class ManifestWriter {
     const replaced = (this.manifest.symbols[symbol]?.[dataset][key]?.rows ?? 0) > 0;
     setEntry(this.manifest, symbol, dataset, key, entry);
     this.dirty.set(symbol, (this.dirty.get(symbol) ?? 0) + 1);
-    if (replaced || this.now() - (this.written.get(symbol) ?? -Infinity) >= this.intervalMs) await this.write(symbol);
+    if (replaced || this.now() - (this.written.get(symbol) ?? this.started) >= this.intervalMs) await this.write(symbol);
   }
 
   /** Writes every symbol with entries not written yet. */

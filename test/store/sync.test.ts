@@ -300,7 +300,7 @@ await t.test('killed at any moment (SIGKILL): no partial file is visible, and th
   t.ok(sawTemp, 'killed while a day file was being written');
   const m = manifestOf(killed);
   const recorded = Object.keys(m.symbols.EURUSD?.ticks ?? {});
-  t.ok(recorded.length >= 1 && recorded.length < 24, `${recorded.length} days recorded before the kill`);
+  t.ok(recorded.length < 24, `${recorded.length} days recorded before the kill (a symbol's manifest is written at most once a second)`);
   for (const f of walk(killed).filter((f) => f.endsWith('.parquet'))) {
     const day = /date=(\d{4}-\d{2}-\d{2})/.exec(f)?.[1] as string;
     const d = Date.parse(`${day}T00:00:00Z`);
