@@ -161,7 +161,7 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
 
   // new ParquetWriter(kind: 'ticks' | 'rates', options?: {codec?: 'zstd' | 'lz4' | 'none',
   //   level?: number, pageRows?: number, statistics?: boolean, byteStreamSplit?: boolean,
-  //   dictionary?: boolean, createdBy?: string})
+  //   dictionary?: boolean, pageCrc?: boolean, createdBy?: string})
   explicit ParquetWriterWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ParquetWriterWrap>(info) {
     Napi::Env env = info.Env();
     auto config = std::make_shared<FileConfig>();
@@ -199,6 +199,8 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
     if (!dictionary.IsUndefined()) config->options.dictionary = dictionary.ToBoolean().Value();
     Napi::Value statistics = options.Get("statistics");
     if (!statistics.IsUndefined()) config->options.statistics = statistics.ToBoolean().Value();
+    Napi::Value page_crc = options.Get("pageCrc");
+    if (!page_crc.IsUndefined()) config->options.page_crc = page_crc.ToBoolean().Value();
     Napi::Value created_by = options.Get("createdBy");
     config->created_by = created_by.IsString() ? created_by.As<Napi::String>().Utf8Value() : "tradeapi";
     state_ = std::make_shared<FileState>();

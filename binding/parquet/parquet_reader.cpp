@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "crc32.h"
 #include "thrift_compact.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -797,6 +798,7 @@ struct PageHeader {
   int32_t type = -1;
   int32_t uncompressed = -1;
   int32_t compressed = -1;
+  std::optional<int32_t> crc;
   bool has_data = false;
   int32_t data_values = -1;
   int32_t data_encoding = -1;
@@ -812,6 +814,7 @@ PageHeader read_page_header(CompactReader& r) {
       case 1: r.expect(t, CType::I32, "PageHeader.type"); h.type = r.i32(); break;
       case 2: r.expect(t, CType::I32, "PageHeader.uncompressed_page_size"); h.uncompressed = r.i32(); break;
       case 3: r.expect(t, CType::I32, "PageHeader.compressed_page_size"); h.compressed = r.i32(); break;
+      case 4: r.expect(t, CType::I32, "PageHeader.crc"); h.crc = r.i32(); break;
       case 5:
         r.expect(t, CType::Struct, "PageHeader.data_page_header");
         h.has_data = true;
@@ -881,6 +884,11 @@ void decode_column(const uint8_t* data, size_t size, const FileInfo& info, size_
     p += h.compressed;
     const auto compressed = static_cast<size_t>(h.compressed);
     const auto uncompressed = static_cast<size_t>(h.uncompressed);
+    // A page that carries a CRC (this project's writer puts one on every page) must match it:
+    // the CRC-32 of the page's bytes after its header, as written (compressed).
+    if (h.crc && static_cast<uint32_t>(*h.crc) != crc32(raw, compressed))
+      corrupt("page CRC mismatch in column \"" + d.name + "\" (row group " + std::to_string(row_group) + ", page at byte " +
+              std::to_string(raw - data) + ")");
 
     if (h.type == kPageIndex) continue;  // unused by any writer; nothing to decode
     if (h.type == kPageDataV2) unsupported(where + ": data page V2");

@@ -98,7 +98,9 @@ inline constexpr int64_t kMaxPageBytes = int64_t{1} << 28;
 FileInfo read_metadata(const uint8_t* data, size_t size);
 
 // Decodes column `column` of row group `row_group` into out[0, rows * value_width): every value of
-// the chunk, in order. `out_bytes` must be exactly that size. Throws UnsupportedError (a page type,
+// the chunk, in order. A page whose header carries a CRC (PageHeader.crc) is checked against it
+// first (CRC-32 of its bytes after the header, crc32.h): a mismatch is CorruptError "page CRC
+// mismatch in column X". `out_bytes` must be exactly that size. Throws UnsupportedError (a page type,
 // encoding or codec this reader does not know) or CorruptError; `out` is then partly written.
 void decode_column(const uint8_t* data, size_t size, const FileInfo& info, size_t row_group, size_t column, void* out,
                    size_t out_bytes);

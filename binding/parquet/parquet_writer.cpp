@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "crc32.h"
 #include "delta_binary_packed.h"
 #include "dictionary.h"
 #include "thrift_compact.h"
@@ -198,12 +199,20 @@ int32_t checked_i32(size_t v, const char* what) {
 
 }  // namespace
 
+// PageHeader.crc is an i32: the CRC's 32 bits as a signed value.
+int32_t crc_field(uint32_t crc) {
+  int32_t v;
+  std::memcpy(&v, &crc, 4);
+  return v;
+}
+
 void encode_data_page_header(std::vector<uint8_t>& out, int32_t num_values, Encoding encoding, size_t uncompressed_size,
-                             size_t compressed_size) {
+                             size_t compressed_size, std::optional<uint32_t> crc) {
   CompactWriter w(out);
   w.field_i32(1, 0);  // type: DATA_PAGE
   w.field_i32(2, checked_i32(uncompressed_size, "page"));
   w.field_i32(3, checked_i32(compressed_size, "page"));
+  if (crc) w.field_i32(4, crc_field(*crc));
   w.begin_struct_field(5);  // data_page_header
   w.field_i32(1, num_values);
   w.field_i32(2, static_cast<int32_t>(encoding));
@@ -214,11 +223,12 @@ void encode_data_page_header(std::vector<uint8_t>& out, int32_t num_values, Enco
 }
 
 void encode_dictionary_page_header(std::vector<uint8_t>& out, int32_t num_values, size_t uncompressed_size,
-                                   size_t compressed_size) {
+                                   size_t compressed_size, std::optional<uint32_t> crc) {
   CompactWriter w(out);
   w.field_i32(1, 2);  // type: DICTIONARY_PAGE
   w.field_i32(2, checked_i32(uncompressed_size, "page"));
   w.field_i32(3, checked_i32(compressed_size, "page"));
+  if (crc) w.field_i32(4, crc_field(*crc));
   w.begin_struct_field(7);  // dictionary_page_header
   w.field_i32(1, num_values);
   w.field_i32(2, static_cast<int32_t>(Encoding::Plain));
@@ -248,8 +258,10 @@ class PageSink {
       payload = scratch_.get();
     }
     const size_t header_at = staging_.size();
-    if (kind == Kind::Dictionary) encode_dictionary_page_header(staging_, num_values, size, payload_size);
-    else encode_data_page_header(staging_, num_values, encoding, size, payload_size);
+    // The CRC of the bytes after the header: the compressed payload as written.
+    const std::optional<uint32_t> crc = options_.page_crc ? std::optional<uint32_t>(crc32(payload, payload_size)) : std::nullopt;
+    if (kind == Kind::Dictionary) encode_dictionary_page_header(staging_, num_values, size, payload_size, crc);
+    else encode_data_page_header(staging_, num_values, encoding, size, payload_size, crc);
     const size_t header = staging_.size() - header_at;
     staging_.insert(staging_.end(), payload, payload + payload_size);
     meta.total_uncompressed_size += static_cast<int64_t>(header + size);

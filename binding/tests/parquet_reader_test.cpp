@@ -639,6 +639,69 @@ TEST(ParquetReader, KeyValueMetadataBoundsAndDamage) {
   EXPECT_THROW(read_metadata(ints.data(), ints.size()), CorruptError);
 }
 
+// --- Page CRCs -----------------------------------------------------------------------------------------
+
+TEST(ParquetReader, PageCrcCatchesAFlippedByteInsideAPage) {
+  for (const Codec codec : {Codec::Uncompressed, Codec::Zstd, Codec::Lz4Raw}) {
+    SCOPED_TRACE(codec_name(codec));
+    const Schema schema = tick_schema();
+    WriterOptions options;
+    options.codec = codec;
+    options.level = default_level(codec);
+    options.page_rows = 500;
+    const Table t = make_table(schema, 1800, 23);
+    const Bytes file = write_file(schema, options, t, 1024);
+    expect_round_trip(schema, file, t, 1024);  // every CRC checks out
+    WriterOptions bare = options;
+    bare.page_crc = false;
+    const Bytes unchecked = write_file(schema, bare, t, 1024);
+    EXPECT_GT(file.size(), unchecked.size()) << "every page header carries a CRC";
+    expect_round_trip(schema, unchecked, t, 1024);  // pages without one are read as before
+    const FileInfo info = read_metadata(file.data(), file.size());
+    const FileInfo bare_info = read_metadata(unchecked.data(), unchecked.size());
+    size_t dictionaries = 0;
+    for (size_t g = 0; g < info.row_groups.size(); ++g) {
+      for (size_t c = 0; c < info.columns.size(); ++c) {
+        const ColumnChunkInfo& chunk = info.row_groups[g].columns[c];
+        // The chunk's last byte is its last page's last byte; the byte before the first data page
+        // is the dictionary page's last one.
+        std::vector<size_t> targets{static_cast<size_t>(chunk.data_page_offset + chunk.total_compressed_size - 1)};
+        if (chunk.dictionary_page_offset) {
+          ++dictionaries;
+          targets = {static_cast<size_t>(*chunk.dictionary_page_offset + chunk.total_compressed_size - 1),
+                     static_cast<size_t>(chunk.data_page_offset - 1)};
+        }
+        for (const size_t at : targets) {
+          for (const uint8_t mask : {uint8_t{0x01}, uint8_t{0x80}}) {
+            Bytes bad = file;
+            bad[at] ^= mask;
+            const size_t w = value_width(info.columns[c].type);
+            Bytes out(static_cast<size_t>(info.row_groups[g].num_rows) * w);
+            try {
+              decode_column(bad.data(), bad.size(), info, g, c, out.data(), out.size());
+              ADD_FAILURE() << "a flipped byte at " << at << " in column " << info.columns[c].name << " was read";
+            } catch (const CorruptError& e) {
+              EXPECT_NE(std::string(e.what()).find("page CRC mismatch in column \"" + info.columns[c].name + "\""), std::string::npos)
+                  << e.what();
+            }
+          }
+        }
+        // The same byte of the file without CRCs: whatever happens, it is not a CRC mismatch.
+        const ColumnChunkInfo& b = bare_info.row_groups[g].columns[c];
+        Bytes bad = unchecked;
+        bad[static_cast<size_t>(b.data_page_offset + b.total_compressed_size - 1)] ^= 0x01;
+        Bytes out(static_cast<size_t>(bare_info.row_groups[g].num_rows) * value_width(bare_info.columns[c].type));
+        try {
+          decode_column(bad.data(), bad.size(), bare_info, g, c, out.data(), out.size());
+        } catch (const std::runtime_error& e) {
+          EXPECT_EQ(std::string(e.what()).find("CRC"), std::string::npos) << e.what();
+        }
+      }
+    }
+    EXPECT_GT(dictionaries, 0u) << "dictionary pages were checked too";
+  }
+}
+
 // --- Damaged files --------------------------------------------------------------------------------
 
 // Reads the whole file as the store's reader would; damage may throw only std::runtime_error.

@@ -3,7 +3,8 @@
 // DOUBLE columns, data pages V1, zstd / lz4_raw / none, PLAIN, DELTA_BINARY_PACKED,
 // BYTE_STREAM_SPLIT, RLE_DICTIONARY — and decodes row groups on the libuv thread pool into typed
 // arrays. Anything else is refused (ERR_PARQUET_UNSUPPORTED) so that the caller can use
-// parquet-wasm instead; damage is ERR_PARQUET_CORRUPT.
+// parquet-wasm instead; damage is ERR_PARQUET_CORRUPT, among it a page whose bytes do not match the
+// CRC its header carries (the native writer puts one on every page): "page CRC mismatch in column X".
 
 /** The typed arrays a column decodes to: its physical type with its logical type's signedness. */
 export type NativeDecodedColumn = BigInt64Array | BigUint64Array | Float64Array | Int32Array | Uint32Array;

@@ -1,7 +1,8 @@
 // What a native Parquet file carries to prove what it holds (issue 33): the footer's key-value
 // metadata (encodeSeries' footerMetadata, asked for once after the last row group; read back by
 // the addon's reader as `metadata`, and by pyarrow), with the rows' content hash computed while
-// they streamed.
+// they streamed; and a CRC-32 in every page header, which the addon's reader checks (a flipped bit
+// inside a page: ERR_PARQUET_CORRUPT) and pyarrow verifies on request.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -222,4 +223,75 @@ t.test("the addon's finish(metadata) checks its argument and stays unfinished wh
   const r3 = new readerAddon.ParquetReader(Buffer.concat([PARQUET_MAGIC, w3.finish(odd)]));
   t.equal(Object.getOwnPropertyDescriptor(r3.metadata, '__proto__')?.value, 'x');
   t.equal(r3.metadata.constructor, 'y');
+});
+
+/** pyarrow reads every row with page_checksum_verification: null when it succeeds, else its error. */
+function pyarrowVerifies(bytes: Uint8Array): string | null {
+  const file = path.join(dir, `c${Math.random().toString(36).slice(2)}.parquet`);
+  writeFileSync(file, bytes);
+  const script = `
+import sys
+import pyarrow.parquet as pq
+try:
+    f = pq.ParquetFile(sys.argv[1], page_checksum_verification=True)
+    n = 0
+    for g in range(f.num_row_groups):
+        n += f.read_row_group(g).num_rows
+    print('ok', n)
+except Exception as e:
+    print('error', type(e).__name__, e)
+`;
+  const r = spawnSync(python as string, ['-c', script, file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pyarrow failed: ${r.stderr}`);
+  const out = r.stdout.trim();
+  return out.startsWith('ok ') ? null : out;
+}
+
+t.test('page CRCs: a flipped bit inside any page fails the decode with ERR_PARQUET_CORRUPT; pyarrow verifies them', async (t) => {
+  for (const compression of ['zstd', 'lz4', 'none'] as const) {
+    const chunks = ticks([3000, 2000]);
+    const bytes = Buffer.from(await encode('ticks', fakeSeries(chunks), { compression, rowGroupRows: 2500 }));
+    const reader = new readerAddon.ParquetReader(bytes);
+    const decoded = await decodeAll(reader);
+    t.equal(hashRows('ticks', decoded).digest, hashRows('ticks', chunks).digest, `${compression}: read back whole, every CRC checked`);
+    // Where each column chunk lies (hyparquet reads the footer): flip one bit of its last byte
+    // (inside its last page), and of the byte before its first data page when it has a dictionary
+    // page (inside that one).
+    const meta = (await readParquet(bytes)).metadata;
+    let flipped = 0;
+    for (let g = 0; g < meta.row_groups.length; g++) {
+      for (const column of meta.row_groups[g]!.columns) {
+        const m = column.meta_data!;
+        const name = m.path_in_schema[0]!;
+        const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
+        const targets = [start + Number(m.total_compressed_size) - 1];
+        if (m.dictionary_page_offset !== undefined) targets.push(Number(m.data_page_offset) - 1);
+        for (const at of targets) {
+          const bad = Buffer.from(bytes);
+          bad[at]! ^= 0x10;
+          const r = new readerAddon.ParquetReader(bad); // the footer is intact
+          await t.rejects(
+            r.decodeRowGroup(g, { columns: [name] }),
+            { code: 'ERR_PARQUET_CORRUPT', message: new RegExp(`page CRC mismatch in column "${name}"`) },
+            `${compression}: row group ${g} ${name}, byte ${at}`,
+          );
+          flipped++;
+        }
+      }
+    }
+    t.ok(flipped >= 16, `${flipped} pages damaged, each caught`);
+    // Written without CRCs (the writer's option): read as before, and the damage goes unseen by the CRC.
+    const w = new writerAddon.ParquetWriter('ticks', { codec: compression, pageCrc: false });
+    const plain = Buffer.concat([PARQUET_MAGIC, await w.encodeRowGroup([[chunks[0]!, 0, 3000]]), w.finish()]);
+    t.ok(plain.length < bytes.length, 'smaller without CRCs');
+    const pr = new readerAddon.ParquetReader(plain);
+    t.equal((await decodeAll(pr))[0]!.rows, 3000);
+    if (python) {
+      t.equal(pyarrowVerifies(bytes), null, `${compression}: pyarrow with page_checksum_verification reads every row`);
+      const bad = Buffer.from(bytes);
+      const first = meta.row_groups[0]!.columns[1]!.meta_data!;
+      bad[Number(first.data_page_offset) - 1]! ^= 0x10; // bid's dictionary page
+      t.match(pyarrowVerifies(bad), /CRC|checksum/i, `${compression}: pyarrow finds the flipped bit too`);
+    }
+  }
 });
