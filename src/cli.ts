@@ -16,6 +16,9 @@ Usage:
                    ticks and M1 bars into a local Parquet store (tradeapi sync --help)
   tradeapi store gaps SYMBOL [--store DIR]
                    what the store holds of SYMBOL, and its gaps
+  tradeapi verify --store DIR [--symbols S,S] [--from DATE --to DATE] [--repair] [--json] [--wait-s N]
+                   each stored partition against its manifest and the terminal; --repair fetches
+                   the damaged and differing ones again (tradeapi verify --help)
   tradeapi --help
   tradeapi --version
 
@@ -109,6 +112,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (argv[0] === 'store') {
     const { runStore } = await import('./sync/gaps.js');
     process.exit(await runStore(argv.slice(1)));
+  }
+  if (argv[0] === 'verify') {
+    // The store's partitions against their manifest and the terminal (src/verify/); its own options.
+    const { runVerify } = await import('./verify/run.js');
+    process.exit(await runVerify(argv.slice(1)));
   }
   let parsed;
   try {

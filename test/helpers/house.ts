@@ -12,6 +12,7 @@ import path from 'node:path';
 export const ROOM_RANKS: Readonly<Record<string, number>> = {
   cli: 0,
   index: 0,
+  verify: 0.25,
   sync: 0.5,
   server: 1,
   export: 1,
