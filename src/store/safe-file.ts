@@ -39,17 +39,23 @@ function kindOf(st: Stats): string {
   return 'not a regular file';
 }
 
+/** The directories from `root` (exclusive) down to `file`'s, outermost first. */
+function dirsBelow(root: string, file: string): string[] {
+  const rel = path.relative(root, path.dirname(file));
+  if (rel === '') return [];
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new UnsafeStoreFileError(file, 'outside the store');
+  const out: string[] = [];
+  let dir = root;
+  for (const part of rel.split(path.sep)) out.push((dir = path.join(dir, part)));
+  return out;
+}
+
 /**
  * Checks that every directory from `root` (exclusive) down to `file`'s directory is a real
  * directory: false when one does not exist (yet), UnsafeStoreFileError when one is anything else.
  */
 export async function checkDirsBelow(root: string, file: string): Promise<boolean> {
-  const rel = path.relative(root, path.dirname(file));
-  if (rel === '') return true;
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new UnsafeStoreFileError(file, 'outside the store');
-  let dir = root;
-  for (const part of rel.split(path.sep)) {
-    dir = path.join(dir, part);
+  for (const dir of dirsBelow(root, file)) {
     let st: Stats;
     try {
       st = await lstat(dir);
@@ -124,12 +130,7 @@ export async function readStoreFile(root: string, file: string, options: SafeRea
  * writes through one. Each is made one level at a time and checked again after (lstat).
  */
 export async function makeDirsBelow(root: string, file: string): Promise<void> {
-  const rel = path.relative(root, path.dirname(file));
-  if (rel === '') return;
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new UnsafeStoreFileError(file, 'outside the store');
-  let dir = root;
-  for (const part of rel.split(path.sep)) {
-    dir = path.join(dir, part);
+  for (const dir of dirsBelow(root, file)) {
     let st: Stats;
     try {
       st = await lstat(dir);
