@@ -64,8 +64,8 @@ function damagedStore(harm: (root: string) => void): string {
 
 const eurusd8 = (root: string): string => partitionFile(root, 'ticks', 'EURUSD', '2024-01-08');
 
-/** `both`: the harm reaches 9 January too (a whole symbol's directory). */
-const HARMS: { what: string; harm: (root: string) => void; both?: true }[] = [
+/** `both`: the harm reaches 9 January too (a whole symbol's directory). `posix`: FIFOs, devices and symlinks (not on Windows). */
+const HARMS: { what: string; harm: (root: string) => void; both?: true; posix?: true }[] = [
   { what: "USDJPY's day copied over EURUSD's", harm: (root) => copyFileSync(partitionFile(root, 'ticks', 'USDJPY', '2024-01-08'), eurusd8(root)) },
   { what: "EURUSD's 9 January copied into 8 January", harm: (root) => copyFileSync(partitionFile(root, 'ticks', 'EURUSD', '2024-01-09'), eurusd8(root)) },
   {
@@ -83,6 +83,7 @@ const HARMS: { what: string; harm: (root: string) => void; both?: true }[] = [
       unlinkSync(eurusd8(root));
       execFileSync('mkfifo', [eurusd8(root)]);
     },
+    posix: true,
   },
   {
     what: 'a symlink to /dev/zero planted as the partition file',
@@ -90,6 +91,7 @@ const HARMS: { what: string; harm: (root: string) => void; both?: true }[] = [
       unlinkSync(eurusd8(root));
       symlinkSync('/dev/zero', eurusd8(root));
     },
+    posix: true,
   },
   {
     what: "the symbol's directory a symlink to another symbol's",
@@ -99,6 +101,7 @@ const HARMS: { what: string; harm: (root: string) => void; both?: true }[] = [
       symlinkSync(path.join(path.dirname(sym), 'symbol=USDJPY'), sym);
     },
     both: true,
+    posix: true,
   },
   { what: 'the file removed', harm: (root) => unlinkSync(eurusd8(root)) },
 ];
@@ -115,8 +118,8 @@ await forEachAdapter(t, async (t, adapter) => {
   t.match(cleanRes.headers.get('tradeapi-source') ?? '', /^store=/, 'the pristine store answers');
   t.equal(await cleanRes.text(), expected, 'the pristine store: the terminal\'s rows');
 
-  for (const { what, harm, both } of HARMS) {
-    await t.test(what, async (t) => {
+  for (const { what, harm, both, posix } of HARMS) {
+    await t.test(what, { skip: posix && process.platform === 'win32' ? 'POSIX only (FIFOs, devices, symlinks)' : false }, async (t) => {
       const root = damagedStore(harm);
       const server = await serve(t, adapter, terminal, { TRADEAPI_STORE: root, ...KEEP });
       // Several at once (a FIFO once held the thread pool with six), then the next request still answers.
