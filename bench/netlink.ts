@@ -121,6 +121,8 @@ export interface CaseResult {
   readonly linkBytesPerTick?: number;
   /** veth frames per tick, both directions (TCP/IP headers included). */
   readonly vethBytesPerTick?: number;
+  /** CPU seconds of the bench process per pull: the client, plus the delaying proxy on a shaped link. */
+  readonly benchCpuS?: number;
 }
 
 export interface LinkCheck {
@@ -138,14 +140,14 @@ const best = (m: Measurement): number | undefined => (m.status === 'ok' && m.run
 export function markdownTable(cases: readonly CaseResult[], repeat: number): string {
   const base = cases[0]?.bestMs;
   const lines = [
-    `| case | path | link | total s (best of ${repeat}) | M rows/s | × (a) | bytes/tick on the bridge link (payload; veth frames) | gateway CPU s | bridge CPU s |`,
-    '|---|---|---|---|---|---|---|---|---|',
+    `| case | path | link | total s (best of ${repeat}) | M rows/s | × (a) | bytes/tick on the bridge link (payload; veth frames) | gateway CPU s | bridge CPU s | bench CPU s (client + proxy) |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const c of cases) {
     const m = c.measurement;
     const ok = c.bestMs !== undefined;
     lines.push(
-      `| ${c.label} | ${c.path} | ${c.link} | ${ok ? (c.bestMs! / 1000).toFixed(3) : `${m.status}${m.note ? `: ${m.note}` : ''}`} | ${ok ? (m.expectedRows / (c.bestMs! / 1000) / 1e6).toFixed(2) : '-'} | ${ok && base !== undefined ? `${(c.bestMs! / base).toFixed(2)}×` : '-'} | ${c.linkBytesPerTick !== undefined ? `${c.linkBytesPerTick.toFixed(1)}; ${c.vethBytesPerTick?.toFixed(1) ?? '-'}` : '-'} | ${m.serverCpuS?.toFixed(2) ?? '-'} | ${m.sideCpuS?.toFixed(2) ?? '-'} |`,
+      `| ${c.label} | ${c.path} | ${c.link} | ${ok ? (c.bestMs! / 1000).toFixed(3) : `${m.status}${m.note ? `: ${m.note}` : ''}`} | ${ok ? (m.expectedRows / (c.bestMs! / 1000) / 1e6).toFixed(2) : '-'} | ${ok && base !== undefined ? `${(c.bestMs! / base).toFixed(2)}×` : '-'} | ${c.linkBytesPerTick !== undefined ? `${c.linkBytesPerTick.toFixed(1)}; ${c.vethBytesPerTick?.toFixed(1) ?? '-'}` : '-'} | ${m.serverCpuS?.toFixed(2) ?? '-'} | ${m.sideCpuS?.toFixed(2) ?? '-'} | ${c.benchCpuS?.toFixed(2) ?? '-'} |`,
     );
   }
   return lines.join('\n');
@@ -236,8 +238,10 @@ export async function runNetlink(o: NetlinkOptions): Promise<{ cases: CaseResult
       const side = children.length > 1 ? children[0] : undefined;
       await pull(`http://127.0.0.1:${port}${warm}`, 'opaque', o.timeoutMs);
       const before = counters?.();
+      const cpu0 = process.cpuUsage();
       const subject: Subject = { server, variant: pathName, pid: gw.pid, ...(side ? { sidePid: side.pid } : {}), url: `http://127.0.0.1:${port}${url}`, kind: 'parquet', envelope: false };
       const m = await measure(subject, expectedFor(range, 'parquet'), o.repeat, o.timeoutMs);
+      const cpu = process.cpuUsage(cpu0);
       const after = counters?.();
       const per = (a: number, b: number): number => (b - a) / o.repeat / range.rows;
       const bestMs = best(m);
@@ -247,6 +251,7 @@ export async function runNetlink(o: NetlinkOptions): Promise<{ cases: CaseResult
         link,
         measurement: m,
         ...(bestMs !== undefined ? { bestMs } : {}),
+        benchCpuS: (cpu.user + cpu.system) / 1e6 / o.repeat,
         ...(before && after && m.status === 'ok' ? { linkBytesPerTick: per(before.payload, after.payload), vethBytesPerTick: per(before.veth, after.veth) } : {}),
       };
     } catch (e) {
