@@ -131,6 +131,8 @@ export interface LinkCheck {
   readonly transferBytes: number;
   readonly transferS: number;
   readonly mbitPerS: number;
+  /** The same transfer straight over the veth, without the proxy: what tbf alone lets through. */
+  readonly directMbitPerS: number;
   readonly rttMs: { readonly min: number; readonly median: number; readonly max: number };
 }
 
@@ -299,16 +301,18 @@ export async function runNetlink(o: NetlinkOptions): Promise<{ cases: CaseResult
         proxy = await startDelayProxy({ targetHost: NS_IP, targetPort: peerPort, delayMs: l.rttMs / 2 });
         const rtts = (await pingPong('127.0.0.1', proxy.port, 21)).sort((a, b) => a - b);
         const transferS = await timeTransfer('127.0.0.1', proxy.port, o.checkBytes);
+        const directS = await timeTransfer(NS_IP, peerPort, o.checkBytes);
         const check: LinkCheck = {
           link: name,
           qdisc,
           transferBytes: o.checkBytes,
           transferS,
           mbitPerS: (o.checkBytes * 8) / transferS / 1e6,
+          directMbitPerS: (o.checkBytes * 8) / directS / 1e6,
           rttMs: { min: rtts[0]!, median: rtts[Math.floor(rtts.length / 2)]!, max: rtts[rtts.length - 1]! },
         };
         checks.push(check);
-        o.log(`  self-check: ${(o.checkBytes / 1e6).toFixed(0)} MB in ${transferS.toFixed(2)} s = ${check.mbitPerS.toFixed(0)} Mbit/s; RTT min/median/max ${check.rttMs.min.toFixed(2)}/${check.rttMs.median.toFixed(2)}/${check.rttMs.max.toFixed(2)} ms`);
+        o.log(`  self-check: ${(o.checkBytes / 1e6).toFixed(0)} MB in ${transferS.toFixed(2)} s = ${check.mbitPerS.toFixed(0)} Mbit/s (${check.directMbitPerS.toFixed(0)} without the proxy); RTT min/median/max ${check.rttMs.min.toFixed(2)}/${check.rttMs.median.toFixed(2)}/${check.rttMs.max.toFixed(2)} ms`);
       } finally {
         await proxy?.close();
       }
@@ -406,7 +410,7 @@ async function main(): Promise<void> {
     '',
     `${fmtSize(options.ticks)} ${options.symbol} ticks as Parquet (${cases[0]?.measurement.expectedRows ?? '?'} rows), best of ${options.repeat}; ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load ${load0.toFixed(1)} → ${load1.toFixed(1)}, ${os.cpus().length} cores`,
     `shaping: ${shaping}`,
-    ...checks.map((c) => `self-check ${c.link}: ${(c.transferBytes / 1e6).toFixed(0)} MB in ${c.transferS.toFixed(2)} s = ${c.mbitPerS.toFixed(0)} Mbit/s; ping-pong RTT min/median/max ${c.rttMs.min.toFixed(2)}/${c.rttMs.median.toFixed(2)}/${c.rttMs.max.toFixed(2)} ms`),
+    ...checks.map((c) => `self-check ${c.link}: ${(c.transferBytes / 1e6).toFixed(0)} MB in ${c.transferS.toFixed(2)} s = ${c.mbitPerS.toFixed(0)} Mbit/s through proxy and link (${c.directMbitPerS.toFixed(0)} Mbit/s over the shaped veth alone); ping-pong RTT min/median/max ${c.rttMs.min.toFixed(2)}/${c.rttMs.median.toFixed(2)}/${c.rttMs.max.toFixed(2)} ms`),
     '',
     markdownTable(cases, options.repeat),
     '',
