@@ -420,7 +420,7 @@ async function main(): Promise<void> {
   const file = values.out ?? resultsPath(path.join(root, 'bench', 'results'));
   writeFileSync(
     file,
-    `${JSON.stringify({ harness: 'bench/netlink.ts', command, startedAt: started.toISOString(), finishedAt: new Date().toISOString(), load: [load0, load1], shaping, options: { ...options, log: undefined }, ticks: { path: meta.path, ranges: meta.ranges }, checks, cases }, null, 2)}\n`,
+    `${JSON.stringify({ harness: 'bench/netlink.ts', command, startedAt: started.toISOString(), finishedAt: new Date().toISOString(), load: [load0, load1], shaping, options: { ...options, log: undefined, cacheDir: path.relative(root, options.cacheDir) }, ticks: { path: path.relative(root, meta.path), ranges: meta.ranges }, checks, cases }, null, 2)}\n`,
   );
   process.stdout.write(`written: ${path.relative(process.cwd(), file)}\n`);
 }
