@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "parquet/parquet_writer.h"
+#include "thread_priority.h"
 
 namespace tradeapi::napi {
 namespace {
@@ -55,6 +56,9 @@ class EncodeWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    // Bulk work: at a lower OS priority on this pool thread, restored when the row group is done
+    // (thread_priority.h), so the JS thread answers interactive calls between row groups.
+    const BulkPriority bulk;
     try {
       result_ = pq::encode_row_group(config_->schema, config_->options, input_);
     } catch (const std::exception& e) {
