@@ -10,7 +10,7 @@
 // pull timed --lone times (best of, for "a lone big pull is not slower").
 //
 //   node dist/bench/priority.js [--clients 2] [--ticks 1e7] [--seconds 20] [--interval-ms 5]
-//                               [--http node|uws] [--lone 3] [--json out.json]
+//                               [--http node|uws] [--lone 3] [--lone-only] [--json out.json]
 //   roles used internally: --prober BASE SECONDS INTERVAL, --loader URL SECONDS
 import http from 'node:http';
 import os from 'node:os';
@@ -112,10 +112,11 @@ interface Options {
   lone: number;
   json?: string;
   symbol: string;
+  loneOnly: boolean;
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { clients: 2, ticks: 1e7, seconds: 20, intervalMs: 5, http: 'node', lone: 0, symbol: 'GBPUSD' };
+  const o: Options = { clients: 2, ticks: 1e7, seconds: 20, intervalMs: 5, http: 'node', lone: 0, symbol: 'GBPUSD', loneOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = (): string => argv[++i] ?? '';
@@ -127,6 +128,7 @@ function parse(argv: string[]): Options {
     else if (a === '--lone') o.lone = Number(v());
     else if (a === '--json') o.json = v();
     else if (a === '--symbol') o.symbol = v();
+    else if (a === '--lone-only') o.loneOnly = true;
     else throw new Error(`unknown flag ${a}`);
   }
   return o;
@@ -168,6 +170,9 @@ async function main(): Promise<void> {
     console.log(`server pid ${server.pid} (${o.http}), prober and ${o.clients} loaders as separate processes on the same machine: ${machine}`);
     console.log(`pull: ${o.symbol} ${RANGE_FROM} .. ${to} (~${o.ticks} ticks) as Parquet`);
 
+    const rows: Record<string, unknown>[] = [];
+    const pulls: number[] = [];
+    if (!o.loneOnly) {
     type Probe = { lat: Record<string, number[]>; errors: number };
     type Load = { times: number[]; bytes: number };
     const idle = await role<Probe>(['--prober', base, String(o.seconds), String(o.intervalMs)]);
@@ -176,7 +181,6 @@ async function main(): Promise<void> {
     const busy = await role<Probe>(['--prober', base, String(o.seconds), String(o.intervalMs)]);
     const loads = await Promise.all(loaders);
 
-    const rows: Record<string, unknown>[] = [];
     for (const p of PROBE_PATHS) {
       const i = stats(idle.lat[p]!);
       const b = stats(busy.lat[p]!);
@@ -187,11 +191,12 @@ async function main(): Promise<void> {
     console.log('\n| path | idle n | idle p50 ms | idle p99 ms | busy n | busy p50 ms | busy p99 ms | busy max ms | target p99 ms | met |');
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(`| ${Object.values(r).map(f).join(' | ')} |`);
-    const pulls = loads.flatMap((l) => l.times);
+    pulls.push(...loads.flatMap((l) => l.times));
     const ps = stats(pulls);
-    console.log(`\nbusy: ${pulls.length} pulls by ${o.clients} clients, ${(loads[0]!.bytes / 1e6).toFixed(1)} MB each, p50 ${(ps.p50 / 1000).toFixed(2)} s; probe errors idle ${idle.errors}, busy ${busy.errors}`);
+    console.log(`\nbusy: ${pulls.length} pulls by ${o.clients} clients, ${((loads[0]?.bytes ?? 0) / 1e6).toFixed(1)} MB each, p50 ${(ps.p50 / 1000).toFixed(2)} s; probe errors idle ${idle.errors}, busy ${busy.errors}`);
+    }
 
-    let lone: number[] = [];
+    const lone: number[] = [];
     for (let k = 0; k < o.lone; k++) {
       const t0 = Date.now();
       await get(new http.Agent(), pull);
