@@ -29,6 +29,9 @@
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
+#ifndef NOMINMAX
+#define NOMINMAX  // no min/max macros in the files that include this one
+#endif
 #include <windows.h>
 #endif
 
