@@ -35,6 +35,10 @@
 #include <windows.h>
 #endif
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
 namespace tradeapi::napi {
 
 // The nice value bulk work runs at (Linux): 10 is the conventional "background" level. The
@@ -42,9 +46,33 @@ namespace tradeapi::napi {
 // JS thread takes ~10 % of it while the JS thread has work, and all of it otherwise.
 inline constexpr int kBulkNice = 10;
 
+// Interactive work seen lately: a bulk job lowers its priority only then, so that a lone big pull
+// with nothing else to serve runs at full priority (on a machine shared with other processes a
+// nice-10 thread would yield to all of them, not only to our JS thread). Interactive calls note
+// themselves (TerminalWrap::Call: every terminal call but a series' opening); bulk work asks InteractiveRecently() when it starts.
+inline constexpr std::chrono::milliseconds kInteractiveWindow{250};
+
+inline std::atomic<int64_t>& LastInteractiveNs() {
+  static std::atomic<int64_t> last{INT64_MIN / 2};
+  return last;
+}
+
+inline int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+inline void NoteInteractive() { LastInteractiveNs().store(NowNs(), std::memory_order_relaxed); }
+
+inline bool InteractiveRecently() {
+  return NowNs() - LastInteractiveNs().load(std::memory_order_relaxed) <
+         std::chrono::duration_cast<std::chrono::nanoseconds>(kInteractiveWindow).count();
+}
+
 class BulkPriority {
  public:
-  BulkPriority() {
+  // lower = false: does nothing (the call sites pass InteractiveRecently()).
+  explicit BulkPriority(bool lower = true) {
+    if (!lower) return;
 #if defined(__linux__)
     tid_ = static_cast<id_t>(::syscall(SYS_gettid));
     errno = 0;

@@ -121,7 +121,7 @@ void Worker::Run() {
       // A bulk page runs at a lower OS priority (thread_priority.h), restored before the next job:
       // the JS thread answering interactive requests comes first when both want a core.
       std::optional<BulkPriority> low;
-      if (bulk) low.emplace();
+      if (bulk) low.emplace(InteractiveRecently());
       try {
         job->builder = job->work();
       } catch (const TerminalError& e) {

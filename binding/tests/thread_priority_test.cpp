@@ -91,3 +91,28 @@ TEST(BulkPriority, ConstructsAndDestructs) {
 }
 
 #endif
+
+namespace {
+
+using tradeapi::napi::BulkPriority;
+
+TEST(BulkPriority, NotAskedToLowerDoesNothing) {
+  std::thread([] {
+    const BulkPriority bulk(false);
+    EXPECT_FALSE(bulk.lowered());
+#if defined(__linux__)
+    EXPECT_LT(::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))), tradeapi::napi::kBulkNice);
+#endif
+  }).join();
+}
+
+TEST(BulkPriority, InteractiveRecentlyAfterANoteOnly) {
+  using namespace std::chrono;
+  // Older than the window: not recent.
+  tradeapi::napi::LastInteractiveNs().store(tradeapi::napi::NowNs() - duration_cast<nanoseconds>(tradeapi::napi::kInteractiveWindow).count() - 1);
+  EXPECT_FALSE(tradeapi::napi::InteractiveRecently());
+  tradeapi::napi::NoteInteractive();
+  EXPECT_TRUE(tradeapi::napi::InteractiveRecently());
+}
+
+}  // namespace
