@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "encode/json_rows.h"
+#include "thread_priority.h"
 
 namespace tradeapi::napi {
 namespace {
@@ -68,6 +69,8 @@ class JsonRowsWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    // Bulk work at a lower OS priority until the piece is written, while interactive calls are about (thread_priority.h).
+    const BulkPriority bulk(InteractiveRecently());
     if (out_data_ != nullptr) {
       size_ = enc::rows_json(kind_, columns_, from_, to_, first_, out_data_);
       return;
