@@ -14,7 +14,7 @@ import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
 import { countingResponse } from './counting-response.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
-import { CompressingSink, compressWhole, MIN_COMPRESS_BYTES, negotiateCoding } from './content-coding.js';
+import { codingSink, compressWhole, defaultParallelism, MIN_COMPRESS_BYTES, negotiateCoding } from './content-coding.js';
 import { toProblem } from './errors-map.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import type { LiveCall, LiveChannels, LivePlace } from './live.js';
@@ -232,7 +232,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             return 200;
           }
           const sink = new StreamingSink(res, 200, headers, sendTimeoutMs);
-          const body = coding === 'identity' ? undefined : new CompressingSink(sink, coding);
+          // gzip in parallel, one piece per core, unless more streams run than there are cores.
+          const body = coding === 'identity' ? undefined : codingSink(sink, coding, streams.busy ? 1 : defaultParallelism());
           try {
             const encoded = await encodeReply(format as Format, reply, streams.busy);
             await encoded.writeTo(body ?? sink);
