@@ -1,7 +1,8 @@
 // Content codings for JSON answers (issue 24): Accept-Encoding negotiated with q-values (RFC 9110
 // §12.5.3), the body compressed as it streams, on the libuv thread pool (node's zlib works there,
 // off the event loop), with backpressure: the encoder's next write waits while the compressor is
-// as far ahead as it may be.
+// as far ahead as it may be. Whether a client gets a compressed answer at all is the deployment's
+// policy too (TRADEAPI_COMPRESS, src/access/compression.ts): see chooseCoding.
 //
 // Levels (issue 34), measured on 46 MB of simulated EURUSD tick JSON, one core of the 2-core EPYC
 // development machine, node 20's zlib (the share of the identity bytes after the rate):
@@ -26,6 +27,13 @@ import zlib from 'node:zlib';
 import type { BodySink } from '../encode/types.js';
 
 export type ContentCoding = 'zstd' | 'br' | 'gzip' | 'identity';
+
+/**
+ * What the deployment's policy allows for one answer (TRADEAPI_COMPRESS; http/policy.ts):
+ * 'compress' as the client asks; 'prefer-identity' identity unless the client refuses it;
+ * 'identity' always.
+ */
+export type CodingChoice = 'compress' | 'prefer-identity' | 'identity';
 
 /** Bodies below this size go out as they are: compressing them saves less than it costs. */
 export const MIN_COMPRESS_BYTES = 1024;
@@ -95,6 +103,24 @@ export function negotiateCoding(header: string | undefined, available: readonly 
   const identityQ = q.get('identity') ?? star;
   if (bestQ === 0 || (identityQ !== undefined && identityQ > bestQ)) return 'identity';
   return best;
+}
+
+/** True when the header refuses identity: `identity;q=0`, or `*;q=0` without naming identity. */
+export function identityRefused(header: string | undefined): boolean {
+  if (header === undefined || header.trim() === '') return false;
+  const q = acceptedCodings(header);
+  return (q.get('identity') ?? q.get('*')) === 0;
+}
+
+/**
+ * The coding of one answer under the deployment's policy: 'compress' negotiates as the client asks;
+ * 'prefer-identity' (a near client under TRADEAPI_COMPRESS=auto) answers identity unless the
+ * client refuses it, and then negotiates; 'identity' (TRADEAPI_COMPRESS=never) answers identity.
+ */
+export function chooseCoding(header: string | undefined, choice: CodingChoice, available: readonly ContentCoding[] = supportedCodings()): ContentCoding {
+  if (choice === 'identity') return 'identity';
+  if (choice === 'prefer-identity' && !identityRefused(header)) return 'identity';
+  return negotiateCoding(header, available);
 }
 
 /** zlib's output buffer per thread-pool step of a streaming compressor (node's default is 16 KiB). */

@@ -1,13 +1,14 @@
 // Accept-Encoding for JSON answers (issue 24): the negotiation (q-values, *, identity), and every
 // coded answer decodes to the very bytes of the identity answer, on every adapter; Parquet and
-// Arrow are never coded; Vary names Accept-Encoding; gzip in parallel pieces (issue 34):
-// ParallelGzipSink below.
+// Arrow are never coded; Vary names Accept-Encoding. The servers here run TRADEAPI_COMPRESS=always
+// (the client is on loopback, which the default, auto, answers with identity:
+// test/http/compress-policy.test.ts); gzip in parallel pieces (issue 34): ParallelGzipSink below.
 import http from 'node:http';
 import zlib from 'node:zlib';
 
 import t from 'tap';
 
-import { CompressingSink, negotiateCoding, ParallelGzipSink } from '../../src/http/content-coding.js';
+import { chooseCoding, CompressingSink, identityRefused, negotiateCoding, ParallelGzipSink } from '../../src/http/content-coding.js';
 import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
 t.test('negotiation', async (t) => {
@@ -31,6 +32,30 @@ t.test('negotiation', async (t) => {
   t.equal(negotiateCoding('gzip;q=0.5', all), 'gzip', 'identity unnamed does not outrank an asked-for coding');
   t.equal(negotiateCoding('identity;q=0, *;q=0', all), 'identity', 'everything refused: identity anyway');
   t.equal(negotiateCoding('br;q=abc, gzip;q=0.1', all), 'gzip', 'a malformed q refuses');
+});
+
+t.test('the policy: chooseCoding and identityRefused', async (t) => {
+  const all = ['br', 'gzip'] as const;
+  for (const [header, refused] of [
+    [undefined, false],
+    ['', false],
+    ['gzip, deflate, br', false],
+    ['identity;q=0', true],
+    ['identity;q=0, gzip', true],
+    ['*;q=0', true],
+    ['identity;q=0, *;q=0', true],
+    ['*;q=0, identity', false],
+    ['*;q=0, identity;q=0.1', false],
+    ['IDENTITY;Q=0', true],
+  ] as const) {
+    t.equal(identityRefused(header), refused, `${String(header)}: identity ${refused ? 'refused' : 'acceptable'}`);
+  }
+  t.equal(chooseCoding('gzip, deflate, br', 'compress', all), 'br', 'compress: as negotiated');
+  t.equal(chooseCoding('gzip, deflate, br', 'prefer-identity', all), 'identity', 'a near client that offers codings: identity');
+  t.equal(chooseCoding('identity;q=0, gzip', 'prefer-identity', all), 'gzip', 'a near client that refuses identity: what it asks');
+  t.equal(chooseCoding('identity;q=0, *;q=0', 'prefer-identity', all), 'identity', 'everything refused: identity anyway');
+  t.equal(chooseCoding('gzip', 'identity', all), 'identity', 'never: identity');
+  t.equal(chooseCoding('identity;q=0, gzip', 'identity', all), 'identity', 'never: identity even when refused (RFC 9110 lets a server send it)');
 });
 
 /** Tick-like JSON text, `n` pieces of about `bytes` each. */
@@ -192,7 +217,7 @@ const terminal = simTerminal();
 t.teardown(() => terminal.close());
 
 await forEachAdapter(t, async (t, adapter) => {
-  const s = await serve(t, adapter, terminal);
+  const s = await serve(t, adapter, terminal, { TRADEAPI_COMPRESS: 'always' });
   const base = s.base;
   const paths = [
     // a streamed series (several JSON pieces), a collected record list, a small object
