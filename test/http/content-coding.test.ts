@@ -75,20 +75,19 @@ function member(gz: Buffer): { body: Buffer; crc: number; size: number } {
 }
 
 t.test('ParallelGzipSink: one gzip member, pieces deflated at once, backpressure', async (t) => {
-  for (const [label, pieces] of [
-    ['JSON pieces of 0.5 MB', jsonPieces(12, 512 * 1024)],
-    ['one write of 3.5 MB (split into pieces)', [Buffer.concat(jsonPieces(7, 512 * 1024))]],
-    ['small writes (gathered)', jsonPieces(300, 1000)],
-    ['mixed sizes', [...jsonPieces(3, 100), ...jsonPieces(2, 300 * 1024), Buffer.from(' '), ...jsonPieces(1, 2_500_000)]],
+  for (const [label, pieces, pieceBytes] of [
+    ['JSON pieces of 0.5 MB', jsonPieces(12, 512 * 1024), undefined],
+    ['JSON pieces of 0.5 MB, pieces of 300 KiB', jsonPieces(12, 512 * 1024), 300 * 1024],
+    ['one write of 7 MB (cut into pieces)', [Buffer.concat(jsonPieces(14, 512 * 1024))], undefined],
+    ['small writes (gathered)', jsonPieces(300, 1000), 64 * 1024],
+    ['mixed sizes', [...jsonPieces(3, 100), ...jsonPieces(2, 300 * 1024), Buffer.from(' '), ...jsonPieces(1, 2_500_000)], 1 << 20],
   ] as const) {
     const out: Buffer[] = [];
     let held = 0;
     let most = 0;
-    let firstWriteAt: number | undefined;
     const sink = new ParallelGzipSink(
       {
         async write(chunk) {
-          firstWriteAt ??= out.length;
           held++;
           most = Math.max(most, held);
           await new Promise((r) => setTimeout(r, 2)); // a socket that takes its time
@@ -97,6 +96,7 @@ t.test('ParallelGzipSink: one gzip member, pieces deflated at once, backpressure
         },
       },
       2,
+      pieceBytes,
     );
     for (const piece of pieces) await sink.write(piece);
     await sink.close();
@@ -119,7 +119,7 @@ t.test('ParallelGzipSink: one gzip member, pieces deflated at once, backpressure
 
 t.test('ParallelGzipSink: the writer waits while parallelism + 1 pieces are held', async (t) => {
   const releases: Array<() => void> = [];
-  const sink = new ParallelGzipSink({ write: () => new Promise<void>((resolve) => releases.push(resolve)) }, 2);
+  const sink = new ParallelGzipSink({ write: () => new Promise<void>((resolve) => releases.push(resolve)) }, 2, 256 * 1024);
   const pieces = jsonPieces(8, 256 * 1024);
   let written = 0;
   const writer = (async () => {
@@ -141,7 +141,7 @@ t.test('ParallelGzipSink: the writer waits while parallelism + 1 pieces are held
 });
 
 t.test('ParallelGzipSink: failures reach the writer', async (t) => {
-  const failing = new ParallelGzipSink({ write: () => Promise.reject(new Error('gone')) }, 2);
+  const failing = new ParallelGzipSink({ write: () => Promise.reject(new Error('gone')) }, 2, 256 * 1024);
   await t.rejects(
     (async () => {
       for (const p of jsonPieces(20, 256 * 1024)) await failing.write(p);
@@ -150,7 +150,7 @@ t.test('ParallelGzipSink: failures reach the writer', async (t) => {
     /gone/,
     'an inner failure reaches the writer',
   );
-  const stopped = new ParallelGzipSink({ write: () => new Promise<void>(() => undefined) }, 1);
+  const stopped = new ParallelGzipSink({ write: () => new Promise<void>(() => undefined) }, 1, 256 * 1024);
   const pending = (async () => {
     for (const p of jsonPieces(20, 256 * 1024)) await stopped.write(p);
   })();
