@@ -245,7 +245,7 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 /**
  * The text deflated as one piece: writes are gathered up to it, a bigger one is cut into pieces of
  * it. Each piece costs a deflate set-up on the thread pool (~0.15-0.4 ms of CPU: a zlib handle and
- * its stream in JS), so pieces of the encoder's size (~0.5 MB) spent ~0.5 CPU-s more per 1.2 GB.
+ * its stream in JS, measured alone): at the encoder's ~0.5 MB pieces an estimated 0.4-1 CPU-s per 1.2 GB.
  */
 export const GZIP_PIECE_BYTES = 2 << 20;
 /** zlib's output buffer per piece: a piece's deflate fits in one thread-pool step (~10x smaller than its text). */
