@@ -33,8 +33,10 @@ Environment, full service:
   TRADEAPI_LOG_LEVEL                      DEBUG, INFO (default), WARNING, ERROR, CRITICAL
   TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS  positive integer, default 100
   TRADEAPI_ROUTER_PREFIX                  route prefix, e.g. /api/v1 (default: none)
+  TRADEAPI_TRUST_PROXY                    reverse proxies in front (X-Forwarded-For) whose client
+                                          address the compression policy takes, default 0
 
-Environment, --read-only (the four variables above are ignored):
+Environment, --read-only (the five variables above are ignored):
   TRADE_API_KEY                           required API key for X-API-Key (not on /api/v1/health)
   API_LOG_LEVEL                           DEBUG, INFO (default), WARNING, ERROR, CRITICAL
   API_RATE_LIMIT                          requests per minute per client, default 100
@@ -67,6 +69,9 @@ Environment, both:
   TRADEAPI_NATIVE_ACCEPT                  0 turns off the native accept thread (1)
 
   TRADEAPI_SHUTDOWN_GRACE_MS              on SIGTERM/SIGINT, time given to responses in flight (10000)
+  TRADEAPI_COMPRESS                       JSON answers compressed as clients ask: auto (default: not
+                                          to clients in TRADEAPI_COMPRESS_NEAR), always, never
+  TRADEAPI_COMPRESS_NEAR                  comma-separated CIDRs (default: loopback and private ranges)
 
 Shutdown: SIGTERM or SIGINT (on Windows also Ctrl+Break) stops accepting and gives responses in
 flight the grace period, then aborts them; a second signal exits at once.

@@ -6,6 +6,7 @@ import { CorsPolicy } from './access/cors.js';
 import { createDispatcher } from './http/dispatch.js';
 import { EventChannels } from './events/channels.js';
 import { clientAddress } from './access/client-address.js';
+import { compressionPolicy } from './access/compression.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './access/rate-limit.js';
 import { redisRateStore } from './access/rate-limit-redis.js';
 import { Router } from './http/router.js';
@@ -137,6 +138,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     rateLimit,
     site: SiteGuard.of(config),
     live: new EventChannels(events, terminal, config, logger),
+    // TRADEAPI_COMPRESS: identity to near clients by default, their address resolved as the rate limit's is.
+    compression: compressionPolicy(config.compression, config.trustProxy),
   });
   if (config.secretKey !== undefined && config.allowedHosts.length > 0) {
     logger.warn('TRADEAPI_ALLOWED_HOSTS has no effect while TRADEAPI_SECRET_KEY is set: the key guards every name');

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import path from 'node:path';
 
+import { DEFAULT_NEAR_RANGES, NetRanges } from './net-ranges.js';
 import { parseServerZone, type ServerZone } from './server-zone.js';
 
 /**
@@ -20,6 +21,19 @@ export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 export type AdapterName = 'uws' | 'node';
+/** TRADEAPI_COMPRESS: when a JSON answer may be compressed (docs/api.md#compression). */
+export type CompressMode = 'auto' | 'always' | 'never';
+
+/** Content codings of JSON answers (src/access/compression.ts applies them). */
+export interface CompressionSettings {
+  /**
+   * auto: identity for clients in `near` (a fast link: compressing would cost more time than it
+   * saves), compressed as they ask otherwise; always: compressed as every client asks; never: identity.
+   */
+  readonly mode: CompressMode;
+  /** TRADEAPI_COMPRESS_NEAR: the client addresses `auto` treats as near (default: loopback and private ranges). */
+  readonly near: NetRanges;
+}
 
 export interface Config {
   /** Empty/unset disables authentication. Never logged. */
@@ -33,6 +47,15 @@ export interface Config {
    * besides IP literals, localhost and the listen host (src/access/site-guard.ts); [] in read-only mode.
    */
   readonly allowedHosts: readonly string[];
+  /**
+   * Reverse-proxy hops whose X-Forwarded-For entries name the client (src/access/client-address.ts);
+   * 0: the socket's peer is the client. TRADEAPI_TRUST_PROXY in the full variant, where only the
+   * compression policy reads the client's address; API_TRUST_PROXY in read-only mode (the same
+   * value as readOnly.trustProxy, which the rate limit counts by).
+   */
+  readonly trustProxy: number;
+  /** TRADEAPI_COMPRESS, TRADEAPI_COMPRESS_NEAR (both modes). */
+  readonly compression: CompressionSettings;
   /** Which terminal backs the service: the embedded simulator, or a bridge (TRADEAPI_TERMINAL=tcp://HOST:PORT). */
   readonly terminal: TerminalChoice;
   /**
@@ -214,7 +237,7 @@ export const READ_ONLY_PREFIX = '/api/v1';
  * The full variant's own variables: read-only mode ignores them (the process-level TRADEAPI_HOST,
  * TRADEAPI_PORT, TRADEAPI_HTTP, TRADEAPI_TERMINAL and the connection settings apply in both modes).
  */
-export const FULL_VARIANT_ONLY = ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX', 'TRADEAPI_ALLOWED_HOSTS'] as const;
+export const FULL_VARIANT_ONLY = ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX', 'TRADEAPI_ALLOWED_HOSTS', 'TRADEAPI_TRUST_PROXY'] as const;
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -239,6 +262,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
     ),
     routerPrefix: normalizePrefix(env.TRADEAPI_ROUTER_PREFIX ?? ''),
     allowedHosts: parseAllowedHosts(env.TRADEAPI_ALLOWED_HOSTS),
+    trustProxy: parseTrustProxy('TRADEAPI_TRUST_PROXY', env.TRADEAPI_TRUST_PROXY),
     ...common,
     readOnly: undefined,
   };
@@ -257,7 +281,10 @@ export function loadTerminalSettings(env: Env): TerminalSettings {
   };
 }
 
-type ProcessSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite'>;
+type ProcessSettings = Pick<
+  Config,
+  'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite' | 'compression'
+>;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
 function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings {
@@ -273,7 +300,32 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     events: parseEventSettings(env),
     store: parseStoreDir(env.TRADEAPI_STORE),
     storeWrite: parseStoreWrite(env),
+    compression: parseCompression(env),
   };
+}
+
+const COMPRESS_MODES: readonly CompressMode[] = ['auto', 'always', 'never'];
+
+/** TRADEAPI_COMPRESS (auto, always, never; any case) and TRADEAPI_COMPRESS_NEAR (comma-separated CIDRs). */
+function parseCompression(env: Env): CompressionSettings {
+  const raw = env.TRADEAPI_COMPRESS;
+  const text = raw?.trim().toLowerCase() ?? '';
+  const mode = text === '' ? 'auto' : COMPRESS_MODES.find((m) => m === text);
+  if (mode === undefined) {
+    throw new ConfigError(
+      `TRADEAPI_COMPRESS must be auto (identity to clients in TRADEAPI_COMPRESS_NEAR, compressed as asked otherwise), always or never; got ${JSON.stringify(raw)}`,
+    );
+  }
+  const nearRaw = env.TRADEAPI_COMPRESS_NEAR;
+  let near: NetRanges;
+  try {
+    near = NetRanges.parse(nearRaw === undefined || nearRaw.trim() === '' ? DEFAULT_NEAR_RANGES.join(',') : nearRaw);
+  } catch (e) {
+    throw new ConfigError(
+      `TRADEAPI_COMPRESS_NEAR must be IP ranges in CIDR notation separated by commas (e.g. 127.0.0.0/8,10.0.0.0/8,fd00::/8; a bare address is that one address): ${e instanceof Error ? e.message : String(e)}; got ${JSON.stringify(nearRaw)}`,
+    );
+  }
+  return { mode, near };
 }
 
 /** TRADEAPI_STORE_WRITE ('1' on, '0' or unset off) and TRADEAPI_STORE_WRITE_MAX_ROWS; needs TRADEAPI_STORE. */
@@ -349,6 +401,7 @@ function parseConnectionSettings(env: Env): ConnectionSettings {
  * so that even an invalid value there cannot matter.
  */
 function loadReadOnlyConfig(env: Env, common: ProcessSettings): Config {
+  const trustProxy = parseTrustProxy('API_TRUST_PROXY', env.API_TRUST_PROXY);
   return {
     secretKey: parseRequiredKey(env.TRADE_API_KEY),
     logLevel: parseLogLevel('API_LOG_LEVEL', env.API_LOG_LEVEL),
@@ -357,11 +410,12 @@ function loadReadOnlyConfig(env: Env, common: ProcessSettings): Config {
     routerPrefix: READ_ONLY_PREFIX,
     // The key is mandatory here, so the Host rule never applies (see src/access/site-guard.ts).
     allowedHosts: [],
+    trustProxy,
     ...common,
     readOnly: {
       rateLimit: parsePositiveInt('API_RATE_LIMIT', env.API_RATE_LIMIT, DEFAULTS.rateLimit),
       corsOrigins: parseCorsOrigins(env.API_CORS_ORIGINS),
-      trustProxy: parseTrustProxy(env.API_TRUST_PROXY),
+      trustProxy,
       rateLimitRedisUrl: parseRedisUrl(env.API_RATE_LIMIT_REDIS_URL),
     },
   };
@@ -481,11 +535,11 @@ export function redisLabel(raw: string): string {
   return raw.includes('@') ? '***' : raw;
 }
 
-function parseTrustProxy(raw: string | undefined): number {
+function parseTrustProxy(name: string, raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 0;
   const text = raw.trim();
   if (!/^\d+$/.test(text) || Number(text) > 10) {
-    throw new ConfigError(`API_TRUST_PROXY must be the number of reverse proxies in front of the service (0 to 10; 1 for a single nginx or Caddy); got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`${name} must be the number of reverse proxies in front of the service (0 to 10; 1 for a single nginx or Caddy); got ${JSON.stringify(raw)}`);
   }
   return Number(text);
 }

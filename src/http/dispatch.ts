@@ -14,13 +14,13 @@ import { methodLabel, UNMATCHED_ROUTE } from '../metrics.js';
 import { ClientGoneError, type HttpRequest, type HttpResponse, type RequestHandler } from './adapter.js';
 import { countingResponse } from './counting-response.js';
 import { collect, encodeReply, StreamingSink } from './encoding.js';
-import { CompressingSink, compressWhole, MIN_COMPRESS_BYTES, negotiateCoding } from './content-coding.js';
+import { chooseCoding, codingSink, compressWhole, defaultParallelism, MIN_COMPRESS_BYTES, type ContentCoding } from './content-coding.js';
 import { toProblem } from './errors-map.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import type { LiveCall, LiveChannels, LivePlace } from './live.js';
 import { negotiateFormat } from './negotiate.js';
 import { codePointLengths, lengthMessage, ParameterParser, resolveConstants } from './params.js';
-import type { CrossOrigin, KeyCheck, RequestLimiter, SiteCheck } from './policy.js';
+import type { CompressionPolicy, CrossOrigin, KeyCheck, RequestLimiter, SiteCheck } from './policy.js';
 import { preview } from './preview.js';
 import { MAX_BODY_BYTES } from './protocol-problems.js';
 import { PROBLEM_MEDIA_TYPE, problem, ProblemError, received, validationError } from './problem.js';
@@ -53,6 +53,8 @@ export interface DispatcherOptions {
   site?: SiteCheck | undefined;
   /** Event streams and WebSockets, served by the live-events room (src/events/channels.ts); without it they answer 500. */
   live?: LiveChannels | undefined;
+  /** TRADEAPI_COMPRESS (src/access/compression.ts); without it, JSON is compressed whenever the client asks. */
+  compression?: CompressionPolicy | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -189,6 +191,11 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       }
     }
 
+    /** The coding of a JSON answer: as the client asks, within the deployment's policy. */
+    function codingFor(): ContentCoding {
+      return chooseCoding(req.header('accept-encoding'), opts.compression?.(req) ?? 'compress');
+    }
+
     function takeStreamSlot(): () => void {
       const release = streams.tryAcquire();
       if (release) return release;
@@ -214,8 +221,9 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         case 'web':
           return sendWeb(reply.response);
         case 'series': {
-          // JSON is compressed when the client asks (content-coding.ts); the other formats never are.
-          const coding = format === 'json' ? negotiateCoding(req.header('accept-encoding')) : 'identity';
+          // JSON is compressed when the client asks and the policy lets it (content-coding.ts); the
+          // other formats never are.
+          const coding = format === 'json' ? codingFor() : 'identity';
           const headers = {
             ...base,
             ...vary('Accept, Accept-Encoding'),
@@ -232,7 +240,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             return 200;
           }
           const sink = new StreamingSink(res, 200, headers, sendTimeoutMs);
-          const body = coding === 'identity' ? undefined : new CompressingSink(sink, coding);
+          // gzip in parallel, one piece per core, unless more streams run than there are cores.
+          const body = coding === 'identity' ? undefined : codingSink(sink, coding, streams.busy ? 1 : defaultParallelism());
           try {
             const encoded = await encodeReply(format as Format, reply, streams.busy);
             await encoded.writeTo(body ?? sink);
@@ -266,7 +275,7 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
         default: {
           const encoded = await encodeReply(format as Format, reply);
           const bytes = await collect(encoded);
-          const coding = format === 'json' && bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiateCoding(req.header('accept-encoding')) : 'identity';
+          const coding = format === 'json' && bytes.byteLength >= MIN_COMPRESS_BYTES ? codingFor() : 'identity';
           const coded: Record<string, string> = coding === 'identity' ? {} : { 'content-encoding': coding };
           res.send(200, { ...base, ...vary('Accept, Accept-Encoding'), 'content-type': encoded.contentType, ...coded }, coding === 'identity' ? bytes : await compressWhole(coding, bytes));
           return 200;

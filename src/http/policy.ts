@@ -1,8 +1,10 @@
 // What the request pipeline asks of access policy, as interfaces: who may ask (an API key), from
-// which site (Host and Origin), from which browser origin (CORS), and how often (a rate limit). The
+// which site (Host and Origin), from which browser origin (CORS), how often (a rate limit), and
+// whether its JSON answers are compressed (TRADEAPI_COMPRESS). The
 // access room (src/access/) implements them and the wiring (src/server.ts) hands them to the
 // dispatcher, so that the pipeline applies a policy without depending on how it is decided.
 import type { HttpRequest } from './adapter.js';
+import type { CodingChoice } from './content-coding.js';
 
 /** True when the presented X-API-Key is the configured one (compared in constant time). */
 export type KeyCheck = (presented: string | undefined) => boolean;
@@ -44,3 +46,10 @@ export interface RequestLimiter {
    */
   refund(client: string, points: number): Promise<RateDecision>;
 }
+
+/**
+ * How a JSON answer to `req` may be coded (TRADEAPI_COMPRESS; src/access/compression.ts):
+ * 'compress' as its Accept-Encoding asks, 'prefer-identity' identity unless the client refuses it
+ * (a near client), 'identity' always.
+ */
+export type CompressionPolicy = (req: HttpRequest) => CodingChoice;

@@ -69,6 +69,43 @@ t.test('TRADEAPI_TERMINAL=tcp://HOST:PORT: a bridge, with TRADEAPI_BRIDGE_SECRET
   t.throws(() => loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: 'short' }), { message: /at least 16 bytes/ });
 });
 
+t.test('TRADEAPI_COMPRESS, TRADEAPI_COMPRESS_NEAR and TRADEAPI_TRUST_PROXY', async (t) => {
+  const c = loadConfig({});
+  t.equal(c.compression.mode, 'auto', 'auto by default');
+  t.same(c.compression.near.toJSON(), ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', 'fe80::/10'], 'near: loopback and private ranges');
+  t.equal(c.trustProxy, 0, 'the socket address by default');
+  const near = (address: string, env: Record<string, string> = {}): boolean => loadConfig(env).compression.near.contains(address);
+  for (const a of ['127.0.0.1', '127.9.9.9', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', 'fd12::1', 'fe80::1']) t.ok(near(a), `${a} is near`);
+  for (const a of ['203.0.113.7', '172.32.0.1', '11.0.0.1', '2001:db8::1', '::2', 'localhost', '']) t.notOk(near(a), `${JSON.stringify(a)} is not near`);
+  t.equal(loadConfig({ TRADEAPI_COMPRESS: ' Always ' }).compression.mode, 'always', 'any case, trimmed');
+  t.equal(loadConfig({ TRADEAPI_COMPRESS: 'never' }).compression.mode, 'never');
+  t.equal(loadConfig({ TRADEAPI_COMPRESS: '' }).compression.mode, 'auto', 'empty: the default');
+  const listed = { TRADEAPI_COMPRESS_NEAR: ' 10.0.0.0/8 , 2001:db8::/32,203.0.113.7 ' };
+  t.same(loadConfig(listed).compression.near.toJSON(), ['10.0.0.0/8', '2001:db8::/32', '203.0.113.7/32'], 'a list replaces the default; a bare address is itself');
+  t.ok(near('2001:db8:1::5', listed));
+  t.ok(near('203.0.113.7', listed));
+  t.notOk(near('127.0.0.1', listed), 'loopback is no longer near when the list leaves it out');
+  t.notOk(near('203.0.113.8', listed));
+  t.same(loadConfig({ TRADEAPI_COMPRESS_NEAR: ' ' }).compression.near.toJSON().length, 7, 'blank: the default');
+  t.equal(loadConfig({ TRADEAPI_TRUST_PROXY: '1' }).trustProxy, 1);
+  for (const [name, value, message] of [
+    ['TRADEAPI_COMPRESS', 'sometimes', /TRADEAPI_COMPRESS must be auto .*, always or never; got "sometimes"/],
+    ['TRADEAPI_COMPRESS', 'gzip', /TRADEAPI_COMPRESS must be/],
+    ['TRADEAPI_COMPRESS_NEAR', '10.0.0.0/33', /TRADEAPI_COMPRESS_NEAR must be IP ranges in CIDR notation.*"10\.0\.0\.0\/33": the prefix length of an IPv4 range must be 0 to 32/],
+    ['TRADEAPI_COMPRESS_NEAR', 'fd00::/129', /prefix length of an IPv6 range must be 0 to 128/],
+    ['TRADEAPI_COMPRESS_NEAR', '10.0.0.0/8,lan', /"lan" is not an IP address or a CIDR range/],
+    ['TRADEAPI_COMPRESS_NEAR', '10.0.0.0/', /prefix length/],
+    ['TRADEAPI_COMPRESS_NEAR', '10.0.0.0/+8', /prefix length/],
+    ['TRADEAPI_COMPRESS_NEAR', '10.0.0/8', /"10\.0\.0\/8" is not an IP address/],
+    ['TRADEAPI_COMPRESS_NEAR', 'fe80::1%eth0/64', /is not an IP address/],
+    ['TRADEAPI_COMPRESS_NEAR', ',,', /no range given/],
+    ['TRADEAPI_TRUST_PROXY', '11', /TRADEAPI_TRUST_PROXY must be the number of reverse proxies/],
+    ['TRADEAPI_TRUST_PROXY', 'yes', /TRADEAPI_TRUST_PROXY/],
+  ] as const) {
+    t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message }, `${name}=${value}`);
+  }
+});
+
 const runCli = (args: string[], env: Record<string, string>): Promise<Run> => run(args, { ...process.env, ...env });
 
 t.test('the CLI refuses bad configuration before listening', async (t) => {
@@ -79,6 +116,8 @@ t.test('the CLI refuses bad configuration before listening', async (t) => {
     [{ TRADEAPI_ROUTER_PREFIX: '../x' }, ['serve'], /TRADEAPI_ROUTER_PREFIX/],
     [{ TRADEAPI_LOG_LEVEL: 'loud' }, ['serve'], /TRADEAPI_LOG_LEVEL/],
     [{ TRADEAPI_HTTP: 'express' }, ['serve'], /TRADEAPI_HTTP/],
+    [{ TRADEAPI_COMPRESS: 'sometimes' }, ['serve'], /TRADEAPI_COMPRESS must be auto/],
+    [{ TRADEAPI_COMPRESS_NEAR: '10.0.0.0/33' }, ['serve'], /TRADEAPI_COMPRESS_NEAR must be IP ranges/],
     [{}, ['serve', '--port', 'eighty'], /--port must be an integer/],
     [{}, ['serve', '--bogus'], /unknown option --bogus; see tradeapi --help/],
     [{ TRADE_API_KEY: '' }, ['serve', '--read-only', '--port', '0'], /TRADE_API_KEY must be set/],

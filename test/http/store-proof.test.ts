@@ -125,7 +125,8 @@ await forEachAdapter(t, async (t, adapter) => {
   for (const { what, harm, both, posix, range } of HARMS) {
     await t.test(what, { skip: posix && process.platform === 'win32' ? 'POSIX only (FIFOs, devices, symlinks)' : false }, async (t) => {
       const root = damagedStore(harm);
-      const server = await serve(t, adapter, terminal, { TRADEAPI_STORE: root, ...KEEP });
+      // TRADEAPI_COMPRESS=always: the gzip answer below is compressed on the thread pool, as a far client's would be.
+      const server = await serve(t, adapter, terminal, { TRADEAPI_STORE: root, ...KEEP, TRADEAPI_COMPRESS: 'always' });
       // Several at once (a FIFO once held the thread pool with six), then the next request still answers.
       const want = await expectedOf(range);
       const answers = await Promise.all([1, 2, 3, 4, 5, 6].map(() => server.get(range ?? DAYS)));
@@ -135,6 +136,7 @@ await forEachAdapter(t, async (t, adapter) => {
       }
       const gz = await server.get('/symbols', { headers: { 'accept-encoding': 'gzip' } });
       t.equal(gz.status, 200, 'a compressed answer beside it');
+      t.equal(gz.headers.get('content-encoding'), 'gzip');
       await gz.arrayBuffer();
       const metrics = await (await server.get('/metrics')).text();
       t.match(metrics, new RegExp(`tradeapi_store_damaged_partitions_total\\{dataset="ticks"\\} ${both ? 2 : 1}\\b`), 'each damaged partition counted once');

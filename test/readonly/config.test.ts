@@ -24,6 +24,9 @@ t.test('defaults and parsing', async (t) => {
   t.equal(ro({ API_LOG_LEVEL: 'warning' }).logLevel, 'warn');
   t.equal(ro({ API_RATE_LIMIT: ' 250 ' }).readOnly?.rateLimit, 250);
   t.equal(ro({ API_TRUST_PROXY: '2' }).readOnly?.trustProxy, 2);
+  t.equal(ro({ API_TRUST_PROXY: '2' }).trustProxy, 2, 'the client address (compression policy) behind the same proxies');
+  t.equal(ro({ TRADEAPI_COMPRESS: 'never' }).compression.mode, 'never', 'TRADEAPI_COMPRESS applies in both modes');
+  t.same(ro({ TRADEAPI_COMPRESS_NEAR: '10.0.0.0/8' }).compression.near.toJSON(), ['10.0.0.0/8'], 'and TRADEAPI_COMPRESS_NEAR');
   t.equal(ro({ API_CORS_ORIGINS: '*' }).readOnly?.corsOrigins, '*');
   t.same(parseCorsOrigins('https://App.Example.com:443/, http://localhost:3000,,http://127.0.0.1:8080'), [
     'https://app.example.com',
@@ -42,6 +45,8 @@ t.test('the full variant variables are ignored, even invalid ones', async (t) =>
   t.match(c, { secretKey: 'k', logLevel: 'info', routerPrefix: '/api/v1', maxMarketBookSubscriptions: 100 });
   t.same(ignoredInReadOnly(env), ['TRADEAPI_SECRET_KEY', 'TRADEAPI_LOG_LEVEL', 'TRADEAPI_MAX_MARKET_BOOK_SUBSCRIPTIONS', 'TRADEAPI_ROUTER_PREFIX']);
   t.same(ignoredInReadOnly({ TRADEAPI_ROUTER_PREFIX: '', TRADEAPI_PORT: '1' }), [], 'empty ones and process-level ones are not reported');
+  t.equal(ro({ TRADEAPI_TRUST_PROXY: 'x' }).trustProxy, 0, 'TRADEAPI_TRUST_PROXY: read-only mode has API_TRUST_PROXY');
+  t.same(ignoredInReadOnly({ TRADEAPI_TRUST_PROXY: '1' }), ['TRADEAPI_TRUST_PROXY']);
   t.equal(loadConfig({ API_RATE_LIMIT: 'x', TRADE_API_KEY: '' }).readOnly, undefined, 'and the full variant ignores the API_* ones');
 });
 
@@ -66,6 +71,7 @@ t.test('refused values', async (t) => {
     [{ API_TRUST_PROXY: 'yes' }, /API_TRUST_PROXY/],
     [{ API_TRUST_PROXY: '-1' }, /API_TRUST_PROXY/],
     [{ TRADEAPI_HTTP: 'express' }, /TRADEAPI_HTTP/],
+    [{ TRADEAPI_COMPRESS: 'yes' }, /TRADEAPI_COMPRESS must be auto/],
   ];
   for (const [env, message] of cases) {
     const full: Record<string, string | undefined> = { TRADE_API_KEY: 'k', ...env };
