@@ -65,7 +65,7 @@ export function parseDateOption(option: string, raw: string): number {
 }
 
 /** Symbol names as the terminal knows them: printable, no commas or spaces. */
-const SYMBOL = /^[^\s,\x00-\x1f\x7f]{1,64}$/;
+export const SYMBOL = /^[^\s,\x00-\x1f\x7f]{1,64}$/;
 
 export function storeDir(option: string | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   const dir = option ?? env.TRADEAPI_STORE;

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 
 import { usageMessage } from '../export/args.js';
-import { parseDateOption, storeDir, UsageError } from '../sync/args.js';
+import { parseDateOption, storeDir, SYMBOL, UsageError } from '../sync/args.js';
 
 export { UsageError };
 
@@ -60,8 +60,6 @@ partition ok, 1 anything else (also when repaired: the report says what), 2 bad 
 store, or a store of another trade server or zone), 130/143 interrupted.
 `;
 
-/** Symbol names as the terminal knows them (as sync/args.ts reads them): printable, no commas or spaces. */
-const SYMBOL = /^[^\s,\x00-\x1f\x7f]{1,64}$/;
 
 /** What follows `tradeapi verify`; undefined for --help. */
 export function parseVerifyArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): VerifyRequest | undefined {
