@@ -203,9 +203,11 @@ def _watch(sock, req, wait):
 def drip(sock, req, prefix, unit):
     """Sends ``prefix`` and then ``unit`` every DRIP until the client closes, or gives up at the
     start + T + SLACK (the latest a client may close)."""
+    # Stamped before the head goes out: the client cannot start its body deadline earlier, while a
+    # stamp after sendall() may come late when this thread is descheduled (seen at load 16).
+    start = req.head_sent = time.monotonic()
     if prefix:
         sock.sendall(prefix)
-    start = req.head_sent = time.monotonic()
     while True:
         if _watch(sock, req, DRIP):
             return False
