@@ -69,8 +69,8 @@ class JsonRowsWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
-    // Bulk work at a lower OS priority until the piece is written, while interactive calls are about (thread_priority.h).
-    const BulkPriority bulk(InteractiveRecently());
+    // Bulk work: at a lower OS priority while an interactive call waits (thread_priority.h).
+    const BulkPriority bulk;
     if (out_data_ != nullptr) {
       size_ = enc::rows_json(kind_, columns_, from_, to_, first_, out_data_);
       return;

@@ -56,9 +56,9 @@ class EncodeWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
-    // Bulk work: at a lower OS priority on this pool thread while interactive calls are about,
-    // restored when the row group is done (thread_priority.h): the JS thread answers them first.
-    const BulkPriority bulk(InteractiveRecently());
+    // Bulk work: at a lower OS priority on this pool thread while an interactive call waits,
+    // restored when it has been answered or the row group is done (thread_priority.h).
+    const BulkPriority bulk;
     try {
       result_ = pq::encode_row_group(config_->schema, config_->options, input_);
     } catch (const std::exception& e) {

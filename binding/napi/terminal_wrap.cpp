@@ -140,12 +140,14 @@ template <typename Fn>
 Napi::Value TerminalWrap::Call(const Napi::CallbackInfo& info, Fn&& fn) {
   auto terminal = terminal_;
   // An interactive call (records, the last tick, /health's probe, order_check, calculations; not a
-  // series' opening): bulk pages and encoders run at a lower priority for a while (thread_priority.h).
-  NoteInteractive();
-  return worker_->Submit(info.Env(), [terminal, fn = std::forward<Fn>(fn)]() -> Builder {
-    auto result = std::make_shared<decltype(fn(*terminal))>(fn(*terminal));
-    return [result](Napi::Env env) -> Napi::Value { return Result(env, *result); };
-  });
+  // series' opening): bulk pages and encoders run at a lower priority until it settles (thread_priority.h).
+  return worker_->Submit(
+      info.Env(),
+      [terminal, fn = std::forward<Fn>(fn)]() -> Builder {
+        auto result = std::make_shared<decltype(fn(*terminal))>(fn(*terminal));
+        return [result](Napi::Env env) -> Napi::Value { return Result(env, *result); };
+      },
+      Lane::Call, /*interactive=*/true);
 }
 
 // Opens a cursor on the worker (argument and symbol errors surface here, before any row) and

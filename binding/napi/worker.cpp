@@ -36,7 +36,7 @@ Worker::~Worker() {
   if (!closed_) tsfn_.Release();
 }
 
-Napi::Promise Worker::Submit(Napi::Env env, Work work, Lane lane) {
+Napi::Promise Worker::Submit(Napi::Env env, Work work, Lane lane, bool interactive) {
   auto deferred = Napi::Promise::Deferred::New(env);
   if (closed_) {
     deferred.Reject(ToJsError(env, TerminalError(ErrorKind::Unavailable, -10004, "No IPC connection")).Value());
@@ -68,7 +68,9 @@ Napi::Promise Worker::Submit(Napi::Env env, Work work, Lane lane) {
       }
     }
   }
-  auto* job = new Job{std::move(work), deferred, now + queue_timeout_, {}, {}};
+  auto* job = new Job{std::move(work), deferred, now + queue_timeout_, {}, {}, {}};
+  // In flight from here until the job is settled or dropped (its destructor).
+  if (interactive) job->interactive = std::make_unique<InteractiveCall>();
   if (in_flight_++ == 0) {
     tsfn_.Ref(env);
     if (on_busy_) on_busy_(true);
@@ -118,10 +120,10 @@ void Worker::Run() {
     if (std::chrono::steady_clock::now() > job->deadline) {
       job->error = TerminalError(ErrorKind::Timeout, -10005, "IPC timeout");
     } else {
-      // A bulk page runs at a lower OS priority (thread_priority.h), restored before the next job:
-      // the JS thread answering interactive requests comes first when both want a core.
+      // A bulk page runs at a lower OS priority while an interactive call waits (thread_priority.h):
+      // the JS thread answering it comes first when both want a core.
       std::optional<BulkPriority> low;
-      if (bulk) low.emplace(InteractiveRecently());
+      if (bulk) low.emplace();
       try {
         job->builder = job->work();
       } catch (const TerminalError& e) {

@@ -6,8 +6,8 @@
 // before bulk jobs (the next chunk of an open series). With 100 streams each waiting for its next
 // chunk, a /health or a /symbols/X/tick then waits for at most the one chunk being produced, not
 // for a hundred of them. Still one job at a time: the terminal never sees two calls at once.
-// A bulk job runs at a lower OS priority while interactive calls are about (thread_priority.h),
-// so the JS thread answering them wins the cores from it (docs/architecture.md, "Interactive calls first").
+// A bulk job runs at a lower OS priority while an interactive call is queued or running
+// (thread_priority.h), so the JS thread answering it wins the cores from it (docs/architecture.md, "Interactive calls first").
 #pragma once
 #include <napi.h>
 
@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "terminal/errors.h"
+#include "thread_priority.h"
 
 namespace tradeapi::napi {
 
@@ -48,7 +49,9 @@ class Worker {
 
   // Queues work and returns its Promise. A job still queued after queue_timeout is rejected
   // with kind 'timeout' without running; after Close() every job is rejected 'unavailable'.
-  Napi::Promise Submit(Napi::Env env, Work work, Lane lane = Lane::Call);
+  // interactive: a call someone waits on (thread_priority.h): while it is queued or running, bulk
+  // pieces run at a lower OS priority.
+  Napi::Promise Submit(Napi::Env env, Work work, Lane lane = Lane::Call, bool interactive = false);
   // Lets queued jobs finish, then stops the thread. Idempotent.
   void Close();
   bool closed() const { return closed_; }
@@ -60,6 +63,7 @@ class Worker {
     std::chrono::steady_clock::time_point deadline;
     Builder builder;
     std::optional<TerminalError> error;
+    std::unique_ptr<InteractiveCall> interactive;  // null for bulk jobs and series openings
   };
   void Run();
   static void Settle(Napi::Env env, Job* job);

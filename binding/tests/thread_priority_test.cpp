@@ -1,11 +1,41 @@
-// BulkPriority (binding/napi/thread_priority.h): lowers the calling thread's OS priority while it
-// lives and restores what it found; never touches another thread; does nothing when the thread
-// already runs at bulk priority or lower, or when it could not restore.
+// BulkPriority and InteractiveCall (binding/napi/thread_priority.h): a bulk piece's thread runs at
+// bulk priority exactly while an interactive call is in flight, whether the call began before or
+// during the piece, and goes back to what it was as soon as none is; only the piece's own thread
+// is touched; a thread already at bulk priority or lower, a nested guard, and a thread whose
+// priority could not be restored are left alone.
 #include "napi/thread_priority.h"
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <thread>
+
+namespace {
+
+using tradeapi::napi::BulkPriority;
+using tradeapi::napi::BulkRegistry;
+using tradeapi::napi::InteractiveCall;
+
+TEST(BulkPriority, InteractiveCallsBalance) {
+  const int before = BulkRegistry::Get().interactive();
+  {
+    const InteractiveCall a;
+    const InteractiveCall b;
+    EXPECT_EQ(BulkRegistry::Get().interactive(), before + 2);
+  }
+  EXPECT_EQ(BulkRegistry::Get().interactive(), before);
+}
+
+TEST(BulkPriority, NotTrackedDoesNothing) {
+  std::thread([] {
+    BulkPriority bulk(false);
+    const InteractiveCall call;
+    EXPECT_FALSE(bulk.tracked());
+    EXPECT_FALSE(bulk.lowered());
+  }).join();
+}
+
+}  // namespace
 
 #if defined(__linux__)
 #include <sys/resource.h>
@@ -14,57 +44,90 @@
 
 namespace {
 
-using tradeapi::napi::BulkPriority;
 using tradeapi::napi::kBulkNice;
 
 int NiceOf(id_t tid) { return ::getpriority(PRIO_PROCESS, tid); }
 id_t Tid() { return static_cast<id_t>(::syscall(SYS_gettid)); }
 
-TEST(BulkPriority, LowersAndRestores) {
+TEST(BulkPriority, NoInteractiveCallNoChange) {
   // On a thread of its own, so that the test process's main thread is never changed.
   std::thread([] {
     const id_t tid = Tid();
     const int before = NiceOf(tid);
     ASSERT_LT(before, kBulkNice);
-    {
-      const BulkPriority bulk;
-      if (!BulkPriority::CanRestore(before)) {
-        EXPECT_FALSE(bulk.lowered());  // could not undo it: left alone
-        EXPECT_EQ(NiceOf(tid), before);
-        return;
-      }
-      EXPECT_TRUE(bulk.lowered());
-      EXPECT_EQ(NiceOf(tid), kBulkNice);
-    }
-    EXPECT_EQ(NiceOf(tid), before);
+    BulkPriority bulk;
+    EXPECT_FALSE(bulk.lowered());
+    EXPECT_EQ(NiceOf(tid), before);  // a lone pull runs at full priority, also on a loaded host
   }).join();
 }
 
-TEST(BulkPriority, OnlyTheCallingThread) {
+TEST(BulkPriority, LoweredWhileACallIsInFlightOnly) {
+  std::thread([] {
+    const id_t tid = Tid();
+    const int before = NiceOf(tid);
+    BulkPriority bulk;
+    if (!BulkPriority::CanRestore(before)) {
+      EXPECT_FALSE(bulk.tracked());  // could not undo it: left alone
+      const InteractiveCall call;
+      EXPECT_EQ(NiceOf(tid), before);
+      return;
+    }
+    {
+      std::optional<InteractiveCall> first(std::in_place);
+      EXPECT_TRUE(bulk.lowered());
+      EXPECT_EQ(NiceOf(tid), kBulkNice);
+      {
+        const InteractiveCall second;  // overlapping calls: still lowered, once
+        EXPECT_EQ(NiceOf(tid), kBulkNice);
+      }
+      EXPECT_EQ(NiceOf(tid), kBulkNice);  // `first` still waits
+      first.reset();
+      EXPECT_FALSE(bulk.lowered());
+      EXPECT_EQ(NiceOf(tid), before);  // no call left: back at once, the piece still running
+    }
+  }).join();
+}
+
+TEST(BulkPriority, APieceStartedDuringACallStartsLowAndRestoresAtItsEnd) {
+  std::thread([] {
+    const id_t tid = Tid();
+    const int before = NiceOf(tid);
+    if (!BulkPriority::CanRestore(before)) GTEST_SKIP() << "no CAP_SYS_NICE nor RLIMIT_NICE to restore with";
+    const InteractiveCall call;
+    {
+      BulkPriority bulk;
+      EXPECT_TRUE(bulk.lowered());
+      EXPECT_EQ(NiceOf(tid), kBulkNice);
+    }
+    EXPECT_EQ(NiceOf(tid), before);  // the piece ended while the call was still in flight
+  }).join();
+}
+
+TEST(BulkPriority, OnlyThePiecesThread) {
   const id_t outer = Tid();
   const int outer_before = NiceOf(outer);
   std::thread([outer, outer_before] {
-    const BulkPriority bulk;
+    BulkPriority bulk;
+    const InteractiveCall call;
     EXPECT_EQ(NiceOf(outer), outer_before);
   }).join();
   EXPECT_EQ(NiceOf(outer), outer_before);
 }
 
-TEST(BulkPriority, NestedGuardsRestoreInOrder) {
+TEST(BulkPriority, NestedGuardsFollowTheOuterOne) {
   std::thread([] {
     const id_t tid = Tid();
     const int before = NiceOf(tid);
     if (!BulkPriority::CanRestore(before)) GTEST_SKIP() << "no CAP_SYS_NICE nor RLIMIT_NICE to restore with";
+    BulkPriority outer;
+    const InteractiveCall call;
     {
-      const BulkPriority outer;
-      {
-        const BulkPriority inner;  // already at bulk priority: does nothing
-        EXPECT_FALSE(inner.lowered());
-        EXPECT_EQ(NiceOf(tid), kBulkNice);
-      }
-      EXPECT_EQ(NiceOf(tid), kBulkNice);  // the inner guard did not restore under the outer one
+      BulkPriority inner;
+      EXPECT_FALSE(inner.tracked());
+      EXPECT_EQ(NiceOf(tid), kBulkNice);
     }
-    EXPECT_EQ(NiceOf(tid), before);
+    EXPECT_EQ(NiceOf(tid), kBulkNice);  // the inner guard did not restore under the outer one
+    EXPECT_TRUE(outer.lowered());
   }).join();
 }
 
@@ -73,8 +136,9 @@ TEST(BulkPriority, LeavesALowerPriorityThreadAlone) {
     const id_t tid = Tid();
     ASSERT_EQ(::setpriority(PRIO_PROCESS, tid, kBulkNice + 5), 0);  // raising nice needs no privilege
     {
-      const BulkPriority bulk;
-      EXPECT_FALSE(bulk.lowered());
+      BulkPriority bulk;
+      const InteractiveCall call;
+      EXPECT_FALSE(bulk.tracked());
       EXPECT_EQ(NiceOf(tid), kBulkNice + 5);
     }
     EXPECT_EQ(NiceOf(tid), kBulkNice + 5);
@@ -86,33 +150,9 @@ TEST(BulkPriority, LeavesALowerPriorityThreadAlone) {
 #else
 
 TEST(BulkPriority, ConstructsAndDestructs) {
-  const tradeapi::napi::BulkPriority bulk;
+  tradeapi::napi::BulkPriority bulk;
+  const tradeapi::napi::InteractiveCall call;
   (void)bulk.lowered();
 }
 
 #endif
-
-namespace {
-
-using tradeapi::napi::BulkPriority;
-
-TEST(BulkPriority, NotAskedToLowerDoesNothing) {
-  std::thread([] {
-    const BulkPriority bulk(false);
-    EXPECT_FALSE(bulk.lowered());
-#if defined(__linux__)
-    EXPECT_LT(::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))), tradeapi::napi::kBulkNice);
-#endif
-  }).join();
-}
-
-TEST(BulkPriority, InteractiveRecentlyAfterANoteOnly) {
-  using namespace std::chrono;
-  // Older than the window: not recent.
-  tradeapi::napi::LastInteractiveNs().store(tradeapi::napi::NowNs() - duration_cast<nanoseconds>(tradeapi::napi::kInteractiveWindow).count() - 1);
-  EXPECT_FALSE(tradeapi::napi::InteractiveRecently());
-  tradeapi::napi::NoteInteractive();
-  EXPECT_TRUE(tradeapi::napi::InteractiveRecently());
-}
-
-}  // namespace
