@@ -4,15 +4,16 @@ ERROR frames and the connection carries on."""
 import socket
 import time
 
-import numpy as np
-
-from . import PROTOCOL_VERSION, __version__, admission, auth, errors, frames, log, ops
+from . import PROTOCOL_VERSION, __version__, admission, auth, columns, compression, errors, frames, log, ops
 from .frames import ProtocolError
 
 
 class Settings(object):
     def __init__(self, secret: bytes, max_payload: int, chunk_bytes: int, window_rows: int, window_bars: int,
-                 handshake_timeout: float, auth_fail_delay: float, credit_timeout: float):
+                 handshake_timeout: float, auth_fail_delay: float, credit_timeout: float,
+                 compression_mode: str = "auto", zstd_level: int = compression.DEFAULT_ZSTD_LEVEL):
+        self.compression_mode = compression_mode
+        self.zstd_level = zstd_level
         self.secret = secret
         self.max_payload = max_payload
         self.chunk_bytes = chunk_bytes
@@ -47,6 +48,7 @@ class Connection(object):
         self.session = session
         self.settings = settings
         self.ticket = ticket  # this connection's place among the handshaking, then the authenticated
+        self.compress = None  # the chosen compression's bytes -> bytes (§4), None for none
 
     def serve(self):
         try:
@@ -83,8 +85,10 @@ class Connection(object):
         deadline = time.monotonic() + s.handshake_timeout
         self.sock.settimeout(s.handshake_timeout)
         server_nonce = auth.new_nonce()
+        offered = compression.offered(s.compression_mode, s.zstd_level)
         frames.send_json(self.sock, frames.HELLO, 0, {
-            "protocol": PROTOCOL_VERSION, "nonce": server_nonce.hex(), "bridge": __version__})
+            "protocol": PROTOCOL_VERSION, "nonce": server_nonce.hex(), "bridge": __version__,
+            "compression": offered})
         # Before AUTH_OK only a small frame is read (the gateway's AUTH is 162 bytes): a header
         # declaring 16 MiB from a peer without the secret is refused before any payload is read.
         frame = frames.read_frame(self.sock, min(s.max_payload, frames.MAX_HANDSHAKE_PAYLOAD), deadline)
@@ -100,6 +104,13 @@ class Connection(object):
             # Both versions in the log: version skew is named at the handshake (issue 22 item 11).
             log.event("auth_refused", peer=self.peer, reason="protocol version",
                       client_protocol=body.get("protocol"), bridge_protocol=PROTOCOL_VERSION)
+            return False
+        chosen = body.get("compression", compression.NONE)
+        if chosen not in offered:
+            frames.send_json(self.sock, frames.ERROR, frame.request_id, {
+                "kind": errors.PROTOCOL, "code": -5,
+                "message": "compression %r not offered; this bridge offers %s" % (chosen, ", ".join(offered))})
+            log.event("auth_refused", peer=self.peer, reason="compression", client_compression=str(chosen)[:32])
             return False
         client_nonce = auth.parse_hex(body.get("nonce"), auth.NONCE_BYTES)
         proof = auth.parse_hex(body.get("mac"), 32)
@@ -128,7 +139,8 @@ class Connection(object):
             return False  # displaced by a newer connection while checking the proof
         frames.send_json(self.sock, frames.AUTH_OK, frame.request_id, {
             "mac": auth.server_proof(s.secret, server_nonce, client_nonce).hex()})
-        log.event("client_authenticated", peer=self.peer)
+        self.compress = compression.compressor(chosen, s.zstd_level)
+        log.event("client_authenticated", peer=self.peer, compression=chosen)
         self.sock.settimeout(None)  # an authenticated idle connection may wait for requests
         return True
 
@@ -185,18 +197,20 @@ class Connection(object):
 
     def _series(self, rid, plan, credits):
         """HEAD after the first window (so a call that fails at once is a plain ERROR), CHUNKs of
-        whole rows as credits allow, END with the row count. A failure after HEAD is an ERROR
-        frame: a series without END is never complete."""
+        at most --chunk-bytes of rows each, encoded as columns (columns.py) as credits allow, END
+        with the row count. A failure after HEAD is an ERROR frame: a series without END is never
+        complete."""
         windows = iter(plan.windows)
         first = next(windows, None)  # BridgeError propagates: plain ERROR, no HEAD
         dtype = first.dtype if first is not None else plan.dtype
         frames.send_json(self.sock, frames.SERIES_HEAD, rid, {"dtype": dtype_description(dtype)})
         rows_per_chunk = max(1, self.settings.chunk_bytes // dtype.itemsize)
+        encoder = columns.Encoder(dtype, plan.scales, self.compress)
         rows = 0
         pending = first
         try:
             while True:
-                if pending is None or len(pending) == 0:
+                if pending is None:
                     pending = next(windows, None)
                     if pending is None:
                         frames.send_json(self.sock, frames.SERIES_END, rid, {"rows": rows})
@@ -204,17 +218,15 @@ class Connection(object):
                     if pending.dtype != dtype:
                         raise errors.BridgeError(errors.CALL_FAILED, errors.RES_E_FAIL,
                                                  "bridge: the package changed the series dtype midway")
-                    continue
-                while credits == 0:
-                    credits = self._await_credit(rid)
-                    if credits is None:
-                        return None  # cancelled
-                chunk = np.ascontiguousarray(pending[:rows_per_chunk])
-                # memoryview over the array's own buffer: no per-row Python, no copy.
-                frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, memoryview(chunk).cast("B"))
-                rows += len(chunk)
-                credits -= 1
-                pending = pending[rows_per_chunk:]
+                for n, payload in encoder.chunks(pending, rows_per_chunk):
+                    while credits == 0:
+                        credits = self._await_credit(rid)
+                        if credits is None:
+                            return None  # cancelled
+                    frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, payload)
+                    rows += n
+                    credits -= 1
+                pending = None
         except errors.BridgeError as e:
             self._error(rid, e)
             log.event("series_failed", peer=self.peer, id=rid, rows_sent=rows, kind=e.kind, code=e.code,
