@@ -109,6 +109,15 @@ class Served(unittest.TestCase):
             dtype, arr = c.series("copy_ticks_range", symbol=TS, date_from_msc=LO, date_to_msc=HI, flags=-1)
             self.assertEqual(arr.tobytes(), T.tobytes())
             self.bridge.wait_event("client_authenticated", lambda e: e.get("compression") == choice)
+        # The bridge's log counts the bytes of every frame of a series, as the client received them.
+        c = harness.connect(self.bridge, compression="zstd")
+        self.addCleanup(c.close)
+        mark = len(self.bridge.events)
+        got = list(c.series_frames("copy_ticks_range", window=4, symbol=TS, date_from_msc=LO, date_to_msc=HI, flags=-1))
+        e = self.bridge.wait_event("series_sent", start=mark)
+        self.assertEqual(e["bytes"], sum(frames.HEADER_SIZE + len(f.payload) for f in got))
+        self.assertEqual((e["rows"], e["compression"]), (len(T), "zstd"))
+        self.assertGreaterEqual(e["package_cpu_ms"], 0)
         # One the bridge did not offer: refused at the handshake, naming what it offers.
         s = self.raw()
         frames.send_json(s, frames.AUTH, 0, {"protocol": 2, "nonce": "00" * 32, "mac": "00" * 32, "compression": "lz4"})

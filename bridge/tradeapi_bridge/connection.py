@@ -48,7 +48,8 @@ class Connection(object):
         self.session = session
         self.settings = settings
         self.ticket = ticket  # this connection's place among the handshaking, then the authenticated
-        self.compress = None  # the chosen compression's bytes -> bytes (§4), None for none
+        self.compression = compression.NONE  # chosen at the handshake (§4)
+        self.compress = None  # its bytes -> bytes, None for none
 
     def serve(self):
         try:
@@ -139,6 +140,7 @@ class Connection(object):
             return False  # displaced by a newer connection while checking the proof
         frames.send_json(self.sock, frames.AUTH_OK, frame.request_id, {
             "mac": auth.server_proof(s.secret, server_nonce, client_nonce).hex()})
+        self.compression = chosen
         self.compress = compression.compressor(chosen, s.zstd_level)
         log.event("client_authenticated", peer=self.peer, compression=chosen)
         self.sock.settimeout(None)  # an authenticated idle connection may wait for requests
@@ -179,10 +181,14 @@ class Connection(object):
         try:
             result = ops.run(session, op, body.get("args"), self.settings)
             if isinstance(result, ops.Series):
-                rows = self._series(rid, result, window)
-                if rows is not None:
-                    log.event("series_sent", peer=self.peer, id=rid, op=op, rows=rows,
-                              ms=round((time.monotonic() - started) * 1000, 1))
+                sent = self._series(rid, result, window)
+                if sent is not None:
+                    # bytes: every frame of the series as it went to the socket (headers included);
+                    # package_cpu_ms: the worker's CPU inside the package calls (the rest of the
+                    # bridge's CPU for the series is paging, encoding and sending).
+                    log.event("series_sent", peer=self.peer, id=rid, op=op, rows=sent[0], bytes=sent[1],
+                              compression=self.compression, ms=round((time.monotonic() - started) * 1000, 1),
+                              package_cpu_ms=round(result.package_cpu * 1000, 1))
                 return
             frames.send_json(self.sock, frames.RESULT, rid, {"value": result})
         except errors.BridgeError as e:
@@ -199,11 +205,13 @@ class Connection(object):
         """HEAD after the first window (so a call that fails at once is a plain ERROR), CHUNKs of
         at most --chunk-bytes of rows each, encoded as columns (columns.py) as credits allow, END
         with the row count. A failure after HEAD is an ERROR frame: a series without END is never
-        complete."""
+        complete. (rows, bytes sent) when complete, None otherwise."""
         windows = iter(plan.windows)
         first = next(windows, None)  # BridgeError propagates: plain ERROR, no HEAD
         dtype = first.dtype if first is not None else plan.dtype
-        frames.send_json(self.sock, frames.SERIES_HEAD, rid, {"dtype": dtype_description(dtype)})
+        head = frames.encode_json({"dtype": dtype_description(dtype)})
+        frames.send_frame(self.sock, frames.SERIES_HEAD, rid, head)
+        sent = frames.HEADER_SIZE + len(head)
         rows_per_chunk = max(1, self.settings.chunk_bytes // dtype.itemsize)
         encoder = columns.Encoder(dtype, plan.scales, self.compress)
         rows = 0
@@ -213,8 +221,9 @@ class Connection(object):
                 if pending is None:
                     pending = next(windows, None)
                     if pending is None:
-                        frames.send_json(self.sock, frames.SERIES_END, rid, {"rows": rows})
-                        return rows
+                        end = frames.encode_json({"rows": rows})
+                        frames.send_frame(self.sock, frames.SERIES_END, rid, end)
+                        return rows, sent + frames.HEADER_SIZE + len(end)
                     if pending.dtype != dtype:
                         raise errors.BridgeError(errors.CALL_FAILED, errors.RES_E_FAIL,
                                                  "bridge: the package changed the series dtype midway")
@@ -225,6 +234,7 @@ class Connection(object):
                             return None  # cancelled
                     frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, payload)
                     rows += n
+                    sent += frames.HEADER_SIZE + len(payload)
                     credits -= 1
                 pending = None
         except errors.BridgeError as e:

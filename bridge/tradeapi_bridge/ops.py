@@ -20,6 +20,7 @@ class Series(object):
         # {field: ((op, scale), ...)}: how prices may be sent as integer points (columns.py), from
         # the symbol's digits and point; filled by the first package call's job, {} if unknown.
         self.scales = None
+        self.package_cpu = 0.0  # CPU seconds of the worker thread inside this series' package calls
 
 
 # Every date goes to the package as integer seconds of server time (mt5-reference §3.3). The
@@ -153,9 +154,12 @@ def _array(session, fn, plan=None):
     the symbol's point grid, on the same worker turn and before the call itself, so that
     last_error() still answers for the copy_* call."""
     def job(mt5):
+        started = time.thread_time()
         if plan is not None and plan.scales is None:
             plan.scales = _symbol_scales(session, mt5, plan.symbol)
         arr = fn(mt5)
+        if plan is not None:
+            plan.package_cpu += time.thread_time() - started
         if arr is None:
             session.fail()
         return arr
