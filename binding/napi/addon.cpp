@@ -117,6 +117,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
+  exports.Set("packedRows", Napi::Function::New(env, PackedRows));
   exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
   exports.Set("releaseColumns", Napi::Function::New(env, ReleaseColumns));
   exports.Set("columnPoolStats", Napi::Function::New(env, ColumnPoolStats));
