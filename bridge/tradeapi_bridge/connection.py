@@ -2,6 +2,7 @@
 Anything the client does wrong ends this connection only; terminal failures are answered with
 ERROR frames and the connection carries on."""
 import socket
+import threading
 import time
 
 from . import PROTOCOL_VERSION, __version__, admission, auth, columns, compression, errors, frames, log, ops
@@ -39,6 +40,65 @@ def dtype_description(dtype) -> dict:
         ftype, offset = dtype.fields[name][:2]
         fields.append({"name": name, "type": ftype.str, "offset": offset})
     return {"itemsize": dtype.itemsize, "fields": fields}
+
+
+class _ReadAhead(object):
+    """The next window of a series fetched on a thread of its own while this one is encoded and
+    sent: the package call (on the worker) and the encoding overlap instead of taking turns. One
+    window ahead at most (two in memory); a window's failure is raised where it would have been.
+    close() leaves a fetch in progress to finish and drops it."""
+
+    def __init__(self, windows):
+        self._windows = windows
+        self._cond = threading.Condition()
+        self._wanted = False
+        self._ready = False
+        self._item = None
+        self._error = None
+        self._closed = False
+        threading.Thread(target=self._run, name="read-ahead", daemon=True).start()
+        self._ask()
+
+    def _ask(self):
+        with self._cond:
+            self._wanted = True
+            self._cond.notify_all()
+
+    def _run(self):
+        while True:
+            with self._cond:
+                while not self._wanted and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                self._wanted = False
+            try:
+                item, error = next(self._windows, None), None
+            except BaseException as e:  # BridgeError and anything else: the consumer raises it
+                item, error = None, e
+            with self._cond:
+                self._item, self._error, self._ready = item, error, True
+                self._cond.notify_all()
+                if error is not None or item is None:
+                    return
+
+    def next(self):
+        """The next window (None at the end); asks for the one after it at once."""
+        with self._cond:
+            while not self._ready:
+                self._cond.wait()
+            item, error = self._item, self._error
+            self._item, self._ready = None, False
+        if error is not None:
+            raise error
+        if item is not None:
+            self._ask()
+        return item
+
+    def close(self):
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
 
 class Connection(object):
@@ -185,10 +245,12 @@ class Connection(object):
                 if sent is not None:
                     # bytes: every frame of the series as it went to the socket (headers included);
                     # package_cpu_ms: the worker's CPU inside the package calls (the rest of the
-                    # bridge's CPU for the series is paging, encoding and sending).
+                    # bridge's CPU for the series is paging, encoding and sending); credit_wait_ms:
+                    # time spent waiting for the client's SERIES_NEXT (the client was the slower).
                     log.event("series_sent", peer=self.peer, id=rid, op=op, rows=sent[0], bytes=sent[1],
                               compression=self.compression, ms=round((time.monotonic() - started) * 1000, 1),
-                              package_cpu_ms=round(result.package_cpu * 1000, 1))
+                              package_cpu_ms=round(result.package_cpu * 1000, 1),
+                              credit_wait_ms=round(result.credit_wait * 1000, 1))
                 return
             frames.send_json(self.sock, frames.RESULT, rid, {"value": result})
         except errors.BridgeError as e:
@@ -214,12 +276,13 @@ class Connection(object):
         sent = frames.HEADER_SIZE + len(head)
         rows_per_chunk = max(1, self.settings.chunk_bytes // dtype.itemsize)
         encoder = columns.Encoder(dtype, plan.scales, self.compress)
+        ahead = _ReadAhead(windows) if first is not None else None
         rows = 0
         pending = first
         try:
             while True:
                 if pending is None:
-                    pending = next(windows, None)
+                    pending = ahead.next() if ahead is not None else None
                     if pending is None:
                         end = frames.encode_json({"rows": rows})
                         frames.send_frame(self.sock, frames.SERIES_END, rid, end)
@@ -228,10 +291,13 @@ class Connection(object):
                         raise errors.BridgeError(errors.CALL_FAILED, errors.RES_E_FAIL,
                                                  "bridge: the package changed the series dtype midway")
                 for n, payload in encoder.chunks(pending, rows_per_chunk):
-                    while credits == 0:
-                        credits = self._await_credit(rid)
-                        if credits is None:
-                            return None  # cancelled
+                    if credits == 0:
+                        waited = time.monotonic()
+                        while credits == 0:
+                            credits = self._await_credit(rid)
+                            if credits is None:
+                                return None  # cancelled
+                        plan.credit_wait += time.monotonic() - waited
                     frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, payload)
                     rows += n
                     sent += frames.HEADER_SIZE + len(payload)
@@ -242,6 +308,9 @@ class Connection(object):
             log.event("series_failed", peer=self.peer, id=rid, rows_sent=rows, kind=e.kind, code=e.code,
                       message=e.message)
             return None
+        finally:
+            if ahead is not None:
+                ahead.close()
 
     def _await_credit(self, rid):
         """Block for SERIES_NEXT (credits) or SERIES_CANCEL. None when cancelled."""

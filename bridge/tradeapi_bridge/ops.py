@@ -21,6 +21,7 @@ class Series(object):
         # the symbol's digits and point; filled by the first package call's job, {} if unknown.
         self.scales = None
         self.package_cpu = 0.0  # CPU seconds of the worker thread inside this series' package calls
+        self.credit_wait = 0.0  # seconds the connection waited for the client's credits
 
 
 # Every date goes to the package as integer seconds of server time (mt5-reference §3.3). The
