@@ -185,9 +185,11 @@ void ColumnChunk::take(size_t f, size_t n, T* dst) {
   T* out = dst + r;
   auto put = [&](size_t i, uint64_t v) { out[i] = convert(v); };
   switch (b.width) {
-    case 0:
-      for (size_t i = 0; i < count; ++i) out[i] = convert(b.value);
+    case 0: {
+      const T v = convert(b.value);  // every row the first: converted once (last, volume_real of FX)
+      for (size_t i = 0; i < count; ++i) out[i] = v;
       break;
+    }
     case 1: detail::delta_run<int8_t>(b.data + from, count, b.value, put); break;
     case 2: detail::delta_run<int16_t>(b.data + from * 2, count, b.value, put); break;
     case 4: detail::delta_run<int32_t>(b.data + from * 4, count, b.value, put); break;
