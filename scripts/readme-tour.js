@@ -417,7 +417,7 @@ async function main(argv) {
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist/src', file)).href);
   let modules;
   try {
-    modules = await Promise.all(['terminal/index.js', 'events/tick-feed.js', 'server.js', 'config.js', 'http/adapters/node/adapter.js', 'log.js'].map(dist));
+    modules = await Promise.all(['terminal/index.js', 'events/tick-feed.js', 'server.js', 'config/index.js', 'http/adapters/node/adapter.js', 'log.js'].map(dist));
   } catch (e) {
     console.error(`readme-tour: cannot load the compiled package (npm run build:ts first): ${e instanceof Error ? e.message : String(e)}`);
     return 2;

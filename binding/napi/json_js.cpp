@@ -16,6 +16,7 @@
 
 #include "encode/json_rows.h"
 #include "encode/row_hash.h"
+#include "thread_priority.h"
 
 namespace tradeapi::napi {
 namespace {
@@ -73,6 +74,8 @@ class JsonRowsWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    // Bulk work at a lower OS priority until the piece is written, while interactive calls are about (thread_priority.h).
+    const BulkPriority bulk(InteractiveRecently());
     if (packed_) {
       size_ = (to_ - from_) * enc::kCanonicalRowBytes;
       text_ = static_cast<char*>(std::malloc(size_ > 0 ? size_ : 1));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "parquet/parquet_writer.h"
+#include "thread_priority.h"
 
 namespace tradeapi::napi {
 namespace {
@@ -55,6 +56,9 @@ class EncodeWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    // Bulk work: at a lower OS priority on this pool thread while interactive calls are about,
+    // restored when the row group is done (thread_priority.h): the JS thread answers them first.
+    const BulkPriority bulk(InteractiveRecently());
     try {
       result_ = pq::encode_row_group(config_->schema, config_->options, input_);
     } catch (const std::exception& e) {

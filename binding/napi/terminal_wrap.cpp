@@ -10,6 +10,7 @@
 #include "bridge/bridge_terminal.h"
 #include "columns_js.h"
 #include "records_js.h"
+#include "thread_priority.h"
 
 namespace tradeapi::napi {
 namespace {
@@ -138,6 +139,9 @@ TerminalWrap::TerminalWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Te
 template <typename Fn>
 Napi::Value TerminalWrap::Call(const Napi::CallbackInfo& info, Fn&& fn) {
   auto terminal = terminal_;
+  // An interactive call (records, the last tick, /health's probe, order_check, calculations; not a
+  // series' opening): bulk pages and encoders run at a lower priority for a while (thread_priority.h).
+  NoteInteractive();
   return worker_->Submit(info.Env(), [terminal, fn = std::forward<Fn>(fn)]() -> Builder {
     auto result = std::make_shared<decltype(fn(*terminal))>(fn(*terminal));
     return [result](Napi::Env env) -> Napi::Value { return Result(env, *result); };

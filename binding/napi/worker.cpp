@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "thread_priority.h"
+
 namespace tradeapi::napi {
 
 Napi::Error ToJsError(Napi::Env env, const TerminalError& e) {
@@ -103,10 +105,12 @@ void Worker::Close() {
 void Worker::Run() {
   for (;;) {
     Job* job = nullptr;
+    bool bulk = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !calls_.empty() || !bulk_.empty(); });
-      auto& queue = !calls_.empty() ? calls_ : bulk_;
+      bulk = calls_.empty();
+      auto& queue = bulk ? bulk_ : calls_;
       if (queue.empty()) return;  // stopping and drained
       job = queue.front();
       queue.pop_front();
@@ -114,6 +118,10 @@ void Worker::Run() {
     if (std::chrono::steady_clock::now() > job->deadline) {
       job->error = TerminalError(ErrorKind::Timeout, -10005, "IPC timeout");
     } else {
+      // A bulk page runs at a lower OS priority (thread_priority.h), restored before the next job:
+      // the JS thread answering interactive requests comes first when both want a core.
+      std::optional<BulkPriority> low;
+      if (bulk) low.emplace(InteractiveRecently());
       try {
         job->builder = job->work();
       } catch (const TerminalError& e) {

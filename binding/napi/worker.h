@@ -6,6 +6,8 @@
 // before bulk jobs (the next chunk of an open series). With 100 streams each waiting for its next
 // chunk, a /health or a /symbols/X/tick then waits for at most the one chunk being produced, not
 // for a hundred of them. Still one job at a time: the terminal never sees two calls at once.
+// A bulk job runs at a lower OS priority while interactive calls are about (thread_priority.h),
+// so the JS thread answering them wins the cores from it (docs/architecture.md, "Interactive calls first").
 #pragma once
 #include <napi.h>
 

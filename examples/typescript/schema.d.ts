@@ -2288,7 +2288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams) */
+            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams); or Store Damaged (/errors/store-damaged); or Store Busy (/errors/store-busy) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2422,7 +2422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams) */
+            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams); or Store Damaged (/errors/store-damaged); or Store Busy (/errors/store-busy) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2556,7 +2556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams) */
+            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams); or Store Damaged (/errors/store-damaged); or Store Busy (/errors/store-busy) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2692,7 +2692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams) */
+            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams); or Store Damaged (/errors/store-damaged); or Store Busy (/errors/store-busy) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2828,7 +2828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams) */
+            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams); or Store Damaged (/errors/store-damaged); or Store Busy (/errors/store-busy) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -38,7 +38,7 @@ export function nameOf(p: StoredPartition): string {
 export class PartitionDamageError extends Error {
   override readonly name = 'PartitionDamageError';
   constructor(readonly partition: StoredPartition, readonly why: string) {
-    super(`the store's ${nameOf(partition)} does not match its manifest entry: ${why}`);
+    super(`the store's ${nameOf(partition)} is damaged (not the file its manifest entry recorded): ${why}`);
   }
 }
 

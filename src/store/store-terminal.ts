@@ -13,21 +13,18 @@
 // The series says where its rows come from (`source`): the dispatcher sends it as the
 // Tradeapi-Source header, e.g. "store=2024-01-08T00:00:00.000Z/2024-01-09T23:59:59.999Z,
 // terminal=2024-01-10T00:00:00.000Z/2024-01-10T12:00:00.000Z".
-import { stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
-import path from 'node:path';
-
 import type { ServerZone } from '../config/server-zone.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { SeriesOptions, Terminal } from '../terminal/terminal.js';
 import { aggregateBars, barCoverage, barSegments, clockOf, storedBars, Timeframe, type BarSegment, type Clock, type Interval } from './bars.js';
-import { DAY_MS, dayKey, dayStart, MANIFEST_FILE, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from './layout.js';
-import { MANIFEST_FORMAT, readManifest, readSymbolCoverage, StoreMismatchError, symbolManifestFile, type Manifest } from './manifest.js';
+import { DAY_MS, dayKey, dayStart, monthStart, nextMonthStart } from './layout.js';
+import type { Manifest } from './manifest.js';
 import { isPartitionDamage, storeDamaged, storedPartition, type PartitionDamageError, type StoredPartition } from './partition.js';
 import { StoreWriter, type WriteEvent } from './write-back.js';
 import { emptyPart, generatorPart, MixedSeries, type Opener, type Part } from './mixed-series.js';
-import { clipRates, decodeDay, decodeRates, readTicks } from './reader.js';
+import { clipRates, decodeDay, readTicks } from './reader.js';
+import { DamagedPartitions, ManifestCache, M1Months, monthPart } from './served-state.js';
 
 const COPY_TICKS_ALL = -1;
 /** Far enough ahead for "up to now" in a terminal range (a real terminal stops at its clock). */
@@ -39,32 +36,6 @@ export interface Segment {
   toMs: number;
   /** store: the day's partition. */
   part?: StoredPartition;
-}
-
-/**
- * Partitions found not to be what their manifest entry recorded: not covered from then on (the
- * terminal answers for them), each reported once. Keyed by file and entry, so that a partition a
- * sync or `verify --repair` rewrote (a new entry) is trusted again.
- */
-export class DamagedPartitions {
-  private readonly seen = new Set<string>();
-
-  constructor(private readonly onDamaged?: (e: PartitionDamageError) => void) {}
-
-  private static key(p: StoredPartition): string {
-    return `${p.file}\n${p.entry.fetched}\n${p.entry.xxh3_128 ?? ''}`;
-  }
-
-  has(p: StoredPartition): boolean {
-    return this.seen.size > 0 && this.seen.has(DamagedPartitions.key(p));
-  }
-
-  report(e: PartitionDamageError): void {
-    const key = DamagedPartitions.key(e.partition);
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    this.onDamaged?.(e);
-  }
 }
 
 /** The segments of [fromMs, toMs] of `symbol`'s ticks, in order, adjacent ones of a source merged. */
@@ -108,72 +79,6 @@ export function describeSegments(segments: readonly Segment[]): string {
     else parts.push({ source: s.source, fromMs: s.fromMs, toMs: s.toMs });
   }
   return parts.map((p) => `${p.source}=${new Date(p.fromMs).toISOString()}/${new Date(p.toMs).toISOString()}`).join(', ');
-}
-
-/**
- * The manifest as the gateway needs it, one symbol at a time: manifest.json (the store's identity;
- * format 1: everything) and the symbol's own manifest file (format 2), each read again only when it
- * changed (a sync beside the server replaces them). A manifest that cannot be read (not JSON, not a
- * regular file, too big) is told once and the store is not used until it changes.
- */
-class ManifestCache {
-  private header: { mtimeMs: number; size: number; manifest: Manifest } | undefined;
-  private readonly symbols = new Map<string, { mtimeMs: number; size: number; manifest: Manifest }>();
-  private told = '';
-
-  constructor(private readonly root: string, private readonly onUnreadable?: (why: string) => void) {}
-
-  private unreadable(e: unknown): undefined {
-    if (!(e instanceof StoreMismatchError)) throw e;
-    if (this.told !== e.message) this.onUnreadable?.(`${e.message}: the store is not used`);
-    this.told = e.message;
-    return undefined;
-  }
-
-  /** The store's identity (format 1: with every symbol), or undefined (no store yet, or unreadable). */
-  async identity(): Promise<Manifest | undefined> {
-    let st;
-    try {
-      st = await stat(path.join(this.root, MANIFEST_FILE));
-    } catch {
-      this.header = undefined;
-      return undefined; // no store yet: everything from the terminal
-    }
-    const c = this.header;
-    if (c && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.manifest;
-    try {
-      const manifest = await readManifest(this.root, { symbols: [] });
-      if (manifest) this.header = { mtimeMs: st.mtimeMs, size: st.size, manifest };
-      this.symbols.clear();
-      return manifest;
-    } catch (e) {
-      return this.unreadable(e);
-    }
-  }
-
-  /** The manifest with `symbol`'s coverage (format 2: that symbol only). */
-  async get(symbol: string): Promise<Manifest | undefined> {
-    const header = await this.identity();
-    if (!header || header.format !== MANIFEST_FORMAT) return header;
-    const file = symbolManifestFile(this.root, symbol);
-    let st;
-    try {
-      st = await stat(file);
-    } catch {
-      this.symbols.delete(symbol);
-      return header; // nothing of this symbol
-    }
-    const c = this.symbols.get(symbol);
-    if (c && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.manifest;
-    try {
-      const cov = await readSymbolCoverage(this.root, symbol);
-      const manifest: Manifest = { ...header, symbols: cov ? { [symbol]: cov } : {} };
-      this.symbols.set(symbol, { mtimeMs: st.mtimeMs, size: st.size, manifest });
-      return manifest;
-    } catch (e) {
-      return this.unreadable(e);
-    }
-  }
 }
 
 export interface StoreOptions {
@@ -327,55 +232,6 @@ function storedTicksEnd(manifest: Manifest | undefined, symbol: string): number 
 /** The UTC second range of M1 bars that make the bars of `tf` with opens in [first, last] (server seconds). */
 function m1Span(tf: Timeframe, clock: Clock, first: number, last: number): { fromS: number; toS: number } {
   return { fromS: clock.toUtcS(first), toS: clock.toUtcS(tf.nextOpen(last)) - 1 };
-}
-
-/**
- * Decoded M1 month files, the most recently used few kept (a month of M1 bars is ~2 MB decoded),
- * each checked against its file's size and mtime so that a sync's replacement is seen. A month
- * found damaged is reported and fails the request with store-damaged (rows of it may have been
- * sent: bars are built across months); from then on it is not covered, and the terminal answers.
- */
-class M1Months {
-  private readonly entries = new Map<string, { mtimeMs: number; size: number; fetched: string; chunks: RateChunk[] }>();
-
-  constructor(private readonly damaged: DamagedPartitions, private readonly keep = 12) {}
-
-  async get(part: StoredPartition | undefined): Promise<readonly RateChunk[]> {
-    if (!part) return [];
-    const file = part.file;
-    let st: Stats;
-    try {
-      st = await stat(file);
-    } catch {
-      this.entries.delete(file);
-      if (part.entry.rows === 0) return [];
-    }
-    const hit = this.entries.get(file);
-    if (hit && st! && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.fetched === part.entry.fetched) {
-      this.entries.delete(file); // most recent last
-      this.entries.set(file, hit);
-      return hit.chunks;
-    }
-    let chunks: RateChunk[];
-    try {
-      chunks = (await decodeRates(part)) ?? [];
-    } catch (e) {
-      if (!isPartitionDamage(e)) throw e;
-      this.damaged.report(e);
-      throw storeDamaged(e);
-    }
-    this.entries.delete(file);
-    if (st!) this.entries.set(file, { mtimeMs: st.mtimeMs, size: st.size, fetched: part.entry.fetched, chunks });
-    while (this.entries.size > this.keep) this.entries.delete(this.entries.keys().next().value as string);
-    return chunks;
-  }
-}
-
-/** The stored partition of `symbol`'s M1 month holding `ms`, or undefined when the manifest has none. */
-function monthPart(root: string, manifest: Manifest | undefined, symbol: string, ms: number): StoredPartition | undefined {
-  const key = monthKey(ms);
-  const entry = manifest?.symbols[symbol]?.bars_m1[key];
-  return entry && !entry.unavailable ? storedPartition(root, 'bars_m1', symbol, key, entry) : undefined;
 }
 
 const prevMonthStart = (ms: number): number => {

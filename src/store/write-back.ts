@@ -20,7 +20,6 @@
 // The write happens after the response's rows are handed on, off the request's path; failures are
 // reported (logged) and leave the store as it was.
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
-import path from 'node:path';
 
 import { encodeSeries } from '../encode/index.js';
 import type { RateChunk, Series, TickChunk } from '../terminal/series.js';

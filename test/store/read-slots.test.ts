@@ -63,7 +63,7 @@ await t.test('a read past its deadline, or waiting past it: store_busy', async (
   const second = slots.run('next.parquet', waiting.read);
   await t.rejects(first, { kind: 'store_busy', message: /reading slow\.parquet took longer than 50 ms/ });
   // The second either waited past its own deadline or got the slot and was aborted by it: store_busy either way.
-  await t.rejects(second, { kind: 'store_busy' });
+  await t.rejects(second, { name: 'TerminalError', kind: 'store_busy' });
   const ok = heldRead();
   const third = slots.run('ok', ok.read);
   await new Promise((r) => setImmediate(r));
