@@ -380,7 +380,8 @@ export interface RunOptions {
 /** Peer JSON answers above this many rows take minutes and ~19 GB (stack-notes): opt-in. */
 const PEER_JSON_LIMIT = 1_000_000;
 
-async function ticksFile(options: RunOptions): Promise<ExportMeta> {
+/** The exported ticks for these sizes, from bench/.cache when already there (also bench/bridge-link.ts). */
+export async function ticksFile(options: Pick<RunOptions, 'cacheDir' | 'sizes' | 'symbol' | 'fromMs' | 'log'>): Promise<ExportMeta> {
   mkdirSync(options.cacheDir, { recursive: true });
   const largest = Math.max(...options.sizes);
   const file = path.join(options.cacheDir, `${options.symbol}-${iso(options.fromMs).replace(/[:.]/g, '')}-${largest}.npy`);

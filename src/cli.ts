@@ -46,6 +46,8 @@ Environment, --read-only (the five variables above are ignored):
 Environment, both:
   TRADEAPI_TERMINAL                       terminal to use: sim (default) or tcp://HOST:PORT (a bridge)
   TRADEAPI_BRIDGE_SECRET                  the bridge's shared secret (required with tcp://, never logged)
+  TRADEAPI_BRIDGE_COMPRESSION             series compression asked of the bridge: auto (default:
+                                          none on loopback, zstd otherwise), zstd or none
   TRADEAPI_SERVER_TZ                      the broker's server time zone, e.g. Europe/Athens or +02:00:
                                           times out as UTC, request dates in as server time
                                           (default: unset, no conversion); also

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "records_json.h"
+#include "series_columns.h"
 #include "series_layout.h"
 #include "sha256.h"
 
@@ -89,6 +90,13 @@ double unix_now() {
 
 }  // namespace
 
+bool loopback_host(const std::string& host) {
+  std::string h;
+  for (char ch : host) h += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0 || h.rfind("::ffff:127.", 0) == 0;
+}
+
 int default_io_timeout_ms(int64_t queue_timeout_ms) {
   if (queue_timeout_ms > kDefaultIoTimeoutMs * 3 / 2) return kDefaultIoTimeoutMs;
   return static_cast<int>(std::max<int64_t>(1, queue_timeout_ms * 2 / 3));
@@ -129,29 +137,46 @@ std::unique_ptr<Connection> Connection::open(const BridgeOptions& o, std::shared
     Frame hello = c->read(kMaxHandshakePayload, deadline);
     if (hello.header.type != FrameType::Hello) throw ProtocolError("expected HELLO");
     json h = parse_json_object(hello.payload, "HELLO");
-    if (!h.contains("protocol") || h["protocol"] != 1) {
+    const bool current = h.contains("protocol") && h["protocol"] == kProtocolVersion;
+    const bool legacy = h.contains("protocol") && h["protocol"] == kLegacyProtocol;
+    if (!current && !legacy) {
       // Version skew (the bridge is upgraded on its host apart from the gateway): said here, at
-      // the handshake, in words an operator can act on; /health reports `version_mismatch`.
+      // the handshake, in words an operator can act on; /health reports `version_mismatch`. An
+      // older bridge of protocol 1 is still served, with its uncompressed rows.
       std::string bridge;
       if (h.contains("bridge") && h["bridge"].is_string()) bridge = " (bridge " + h["bridge"].get<std::string>().substr(0, 64) + ")";
       std::string theirs = h.value("protocol", json()).dump().substr(0, 64);
-      throw VersionSkew("bridge at " + where + " speaks protocol " + theirs + bridge +
-                        ", this gateway speaks protocol 1: upgrade the older of the two");
+      throw VersionSkew("bridge at " + where + " speaks protocol " + theirs + bridge + ", this gateway speaks protocol " +
+                        std::to_string(kProtocolVersion) + " (and " + std::to_string(kLegacyProtocol) +
+                        "): upgrade the older of the two");
     }
     std::string ns;
     if (!h.contains("nonce") || !h["nonce"].is_string() || !from_hex(h["nonce"].get<std::string>(), ns) || ns.size() != 32)
       throw ProtocolError("HELLO nonce is not 32 hex-encoded bytes");
     std::string nc = random_bytes(32);
-    c->write_json(FrameType::Auth, 0,
-                  json{{"protocol", 1}, {"nonce", to_hex(nc.data(), nc.size())}, {"mac", mac_hex(o.secret, kClientLabel, ns, nc)}});
+    json auth{{"protocol", current ? kProtocolVersion : kLegacyProtocol},
+              {"nonce", to_hex(nc.data(), nc.size())},
+              {"mac", mac_hex(o.secret, kClientLabel, ns, nc)}};
+    c->protocol_ = current ? kProtocolVersion : kLegacyProtocol;
+    if (current) {
+      // §4: the bridge offers, this side chooses; none is always there.
+      bool offered = false;
+      if (h.contains("compression") && h["compression"].is_array())
+        for (const auto& name : h["compression"]) offered = offered || name == "zstd";
+      const bool want = o.compression == Compression::Zstd ||
+                        (o.compression == Compression::Auto && !loopback_host(o.host));
+      c->zstd_ = want && offered;
+      auth["compression"] = c->zstd_ ? "zstd" : "none";
+    }
+    c->write_json(FrameType::Auth, 0, auth);
     Frame reply = c->read(kMaxHandshakePayload, deadline);
     if (reply.header.type == FrameType::Error) {
       WireError e = parse_error(reply.payload);
       if (e.kind == "auth_failed")
         throw unavailable("bridge at " + where + " refused authentication: TRADEAPI_BRIDGE_SECRET differs from the bridge's");
       if (e.kind == "protocol")  // the bridge does not speak our version (§4)
-        throw VersionSkew("bridge at " + where + " refused this gateway's protocol 1: " + e.message +
-                          "; upgrade the older of the two");
+        throw VersionSkew("bridge at " + where + " refused this gateway's protocol " + std::to_string(c->protocol_) +
+                          ": " + e.message + "; upgrade the older of the two");
       throw unavailable("bridge at " + where + " refused the handshake: " + e.kind + " " + e.message);
     }
     if (reply.header.type != FrameType::AuthOk) throw ProtocolError("expected AUTH_OK");
@@ -332,12 +357,19 @@ double ConnectionPool::unreachable_since() {
 
 namespace {
 
+// Chunks come as columns (protocol 2: ColumnChunk, decoded straight into the columns) or, from an
+// older bridge, as the package's rows (protocol 1: Transposer). next() fills `out` up to max_rows
+// across chunks, so that the consumer gets the chunk size it asked for whatever the bridge sends.
 template <typename Columns>
 class BridgeCursor : public SeriesCursor<Columns> {
  public:
   BridgeCursor(std::shared_ptr<ConnectionPool> pool, std::unique_ptr<Connection> conn, uint32_t id,
-               Transposer<Columns> transposer, std::string op)
-      : pool_(std::move(pool)), conn_(std::move(conn)), id_(id), tr_(std::move(transposer)), op_(std::move(op)) {}
+               const RowLayout& layout, std::string op)
+      : pool_(std::move(pool)), conn_(std::move(conn)), id_(id), columns_(conn_->protocol() >= kProtocolVersion),
+        op_(std::move(op)) {
+    if (columns_) dec_.emplace(layout);
+    else tr_.emplace(layout);
+  }
 
   ~BridgeCursor() override {
     // Abandoned mid-series: SERIES_CANCEL, and the connection goes back to the pool; the next call
@@ -356,25 +388,51 @@ class BridgeCursor : public SeriesCursor<Columns> {
     clear_columns(out);
     if (error_) throw *error_;
     if (max_rows == 0) max_rows = 1;
-    for (;;) {
-      if (pos_ < chunk_rows_) {
-        size_t n = std::min(max_rows, chunk_rows_ - pos_);
-        tr_.append(reinterpret_cast<const uint8_t*>(chunk_.data()) + pos_ * tr_.itemsize(), n, out);
-        pos_ += n;
+    while (out.rows() < max_rows) {
+      const size_t left = columns_ ? chunk_.left() : rows_left();
+      if (left > 0) {
+        size_t n = std::min(max_rows - out.rows(), left);
+        if (columns_) {
+          try {
+            dec_->append(chunk_, n, out);
+          } catch (const ProtocolError& e) {
+            fail(unavailable("bridge protocol error during " + where() + ": " + e.what()), false);
+          }
+        } else {
+          tr_->append(reinterpret_cast<const uint8_t*>(raw_.data()) + pos_ * tr_->itemsize(), n, out);
+          pos_ += n;
+        }
+        continue;
+      }
+      if (done_) break;
+      if (out.rows() == 0) {
+        read_frame();
+        continue;
+      }
+      // Rows in hand: more only if the next frame is already here (a bridge ahead of us, the usual
+      // case of a bulk pull), never by waiting for it: a slow terminal's rows go out as they come.
+      // A failure of that frame must not take the rows with it: they are returned, and the
+      // failure (kept in error_) is thrown by the next call.
+      if (!conn_ || !conn_->frame_waiting()) break;
+      try {
+        read_frame();
+      } catch (const TerminalError&) {
         return true;
       }
-      if (done_) return false;
-      read_frame();
     }
+    return out.rows() > 0;
   }
 
  private:
+  size_t rows_left() const { return raw_rows_ - pos_; }
+
   [[noreturn]] void fail(TerminalError e, bool connection_lost) {
     if (conn_) conn_->close();
     conn_.reset();
     if (connection_lost) pool_->failed(e.what());
-    chunk_.clear();
-    chunk_rows_ = pos_ = 0;
+    raw_.clear();
+    raw_rows_ = pos_ = 0;
+    chunk_ = ColumnChunk();
     done_ = true;
     error_ = e;
     throw e;
@@ -397,12 +455,21 @@ class BridgeCursor : public SeriesCursor<Columns> {
     }
     switch (f.header.type) {
       case FrameType::SeriesChunk: {
-        if (f.payload.empty() || f.payload.size() % tr_.itemsize() != 0)
-          fail(unavailable("bridge protocol error during " + where() + ": chunk is not whole rows"), false);
-        chunk_ = std::move(f.payload);
-        chunk_rows_ = chunk_.size() / tr_.itemsize();
-        pos_ = 0;
-        received_ += chunk_rows_;
+        if (columns_) {
+          try {
+            chunk_.reset(dec_->layout(), std::move(f.payload), zstd_);
+          } catch (const ProtocolError& e) {
+            fail(unavailable("bridge protocol error during " + where() + ": " + e.what()), false);
+          }
+          received_ += chunk_.rows();
+        } else {
+          if (f.payload.empty() || f.payload.size() % tr_->itemsize() != 0)
+            fail(unavailable("bridge protocol error during " + where() + ": chunk is not whole rows"), false);
+          raw_ = std::move(f.payload);
+          raw_rows_ = raw_.size() / tr_->itemsize();
+          pos_ = 0;
+          received_ += raw_rows_;
+        }
         uint8_t credit[4];
         store_u32le(credit, 1);
         try {
@@ -449,10 +516,14 @@ class BridgeCursor : public SeriesCursor<Columns> {
   std::shared_ptr<ConnectionPool> pool_;
   std::unique_ptr<Connection> conn_;
   uint32_t id_;
-  Transposer<Columns> tr_;
+  bool columns_;
+  std::optional<ColumnDecoder<Columns>> dec_;  // protocol 2
+  std::optional<Transposer<Columns>> tr_;      // protocol 1
   std::string op_;
-  std::string chunk_;
-  size_t chunk_rows_ = 0, pos_ = 0;
+  ColumnChunk chunk_;
+  ZstdDecoder zstd_;
+  std::string raw_;  // protocol 1: the chunk's rows
+  size_t raw_rows_ = 0, pos_ = 0;
   uint64_t received_ = 0;
   bool done_ = false;
   std::optional<TerminalError> error_;
@@ -564,18 +635,23 @@ json BridgeTerminal::call(const char* op, json args, bool retry_safe) {
   }
 }
 
+// Chunk credits granted up front (§7): a compact chunk is tens of KB, so a few in flight keep a link
+// with some latency busy (100 Mbit/s x 20 ms holds ~250 KB). What they can hold is bounded: at most
+// 8 chunks of at most 1 MiB of rows each (the bridge's --chunk-bytes) wait in the sockets' buffers.
+constexpr int kSeriesWindow = 8;
+
 template <typename Columns>
 std::unique_ptr<SeriesCursor<Columns>> BridgeTerminal::series(const char* op, json args) {
-  json request{{"op", op}, {"args", std::move(args)}, {"window", 2}, {"timeout_ms", request_timeout_ms(pool_->options())}};
+  json request{{"op", op}, {"args", std::move(args)}, {"window", kSeriesWindow}, {"timeout_ms", request_timeout_ms(pool_->options())}};
   auto [conn, f] = exchange(*pool_, request, op, true);
   try {
     switch (f.header.type) {
       case FrameType::SeriesHead: {
         json j = parse_json_object(f.payload, "SERIES_HEAD");
         if (!j.contains("dtype")) throw ProtocolError("SERIES_HEAD without dtype");
-        Transposer<Columns> tr(parse_dtype(j["dtype"]));
+        RowLayout layout = parse_dtype(j["dtype"]);
         uint32_t id = f.header.request_id;
-        return std::make_unique<BridgeCursor<Columns>>(pool_, std::move(conn), id, std::move(tr), op);
+        return std::make_unique<BridgeCursor<Columns>>(pool_, std::move(conn), id, layout, op);
       }
       case FrameType::Error: {
         TerminalError e = error_from_frame(f.payload);

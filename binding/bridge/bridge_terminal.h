@@ -48,6 +48,14 @@ constexpr int64_t kDefaultQueueLimit = 1024;
 // for it (at least 1 ms), so that it stays below any queue timeout over 1 ms.
 int default_io_timeout_ms(int64_t queue_timeout_ms);
 
+// Series compression to ask a protocol-2 bridge for (TRADEAPI_BRIDGE_COMPRESSION): Auto is none
+// for a bridge on a loopback address (both ends share the CPU; the bytes cost nothing) and zstd
+// otherwise; zstd falls back to none when the bridge does not offer it.
+enum class Compression { Auto, Zstd, None };
+
+// What Auto means for a bridge at `host`.
+bool loopback_host(const std::string& host);
+
 struct BridgeOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 18812;
@@ -58,6 +66,7 @@ struct BridgeOptions {
   int backoff_initial_ms = 100;
   int backoff_max_ms = 1000;
   size_t max_idle = 4;
+  Compression compression = Compression::Auto;
 };
 
 // The bridge and this client speak different protocol versions (§4): Unavailable, and /health
@@ -82,11 +91,17 @@ class Connection {
   ~Connection() { close(); }
 
   uint32_t next_request_id();
+  // What the handshake settled: the protocol (2, or 1 with an older bridge) and, with 2, whether
+  // series chunks may be zstd-compressed.
+  int protocol() const { return protocol_; }
+  bool zstd() const { return zstd_; }
   void write(FrameType type, uint32_t request_id, const void* payload, size_t n);
   void write_json(FrameType type, uint32_t request_id, const nlohmann::json& j);
   // One whole frame within the I/O timeout, however its bytes are spread (SocketTimeout past
   // it); throws SocketError / ProtocolError.
   Frame read();
+  // Whether the next frame has begun to arrive (read() would not wait for its first byte).
+  bool frame_waiting() const { return socket_.readable_now(); }
   void close() {
     if (interrupter_ && socket_.is_open()) interrupter_->remove(socket_.handle());
     socket_.close();
@@ -108,6 +123,8 @@ class Connection {
   int io_timeout_ms_ = 0;  // per frame after the handshake; 0 = none
   uint32_t last_id_ = 0;
   uint32_t cancelling_ = 0;
+  int protocol_ = kProtocolVersion;
+  bool zstd_ = false;
 };
 
 // Connections shared by the terminal and its open cursors.

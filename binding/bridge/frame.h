@@ -10,7 +10,13 @@ namespace tradeapi::bridge {
 
 constexpr size_t kHeaderSize = 16;
 constexpr uint32_t kMaxPayload = 16u * 1024 * 1024;
+// The frame format (the header's version byte): unchanged since protocol 1, so that a gateway
+// of any protocol reads any bridge's HELLO and names the versions (§4).
 constexpr uint8_t kVersion = 1;
+// The protocol this client speaks (HELLO/AUTH `protocol`); it still speaks kLegacyProtocol to an
+// older bridge (series as rows, uncompressed).
+constexpr int kProtocolVersion = 2;
+constexpr int kLegacyProtocol = 1;
 // Before AUTH_OK the peer has proved nothing: HELLO, AUTH_OK and a handshake ERROR are a few
 // hundred bytes, so a larger frame is refused from its header (nothing reserved, nothing awaited).
 constexpr uint32_t kMaxHandshakePayload = 4096;

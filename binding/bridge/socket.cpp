@@ -199,6 +199,22 @@ void Socket::send_all(const void* data, size_t n) {
   }
 }
 
+bool Socket::readable_now() const {
+  if (fd_ == kInvalid) return false;
+#ifdef _WIN32
+  fd_set rd;
+  FD_ZERO(&rd);
+  FD_SET(static_cast<SOCKET>(fd_), &rd);
+  timeval tv{0, 0};
+  return select(0, &rd, nullptr, nullptr, &tv) > 0;
+#else
+  pollfd p{fd_, POLLIN, 0};
+  int n;
+  do n = poll(&p, 1, 0); while (n < 0 && errno == EINTR);
+  return n > 0;
+#endif
+}
+
 bool Socket::recv_exact(void* data, size_t n, bool allow_eof) { return recv_exact(data, n, allow_eof, Deadline::max()); }
 
 bool Socket::recv_exact(void* data, size_t n, bool allow_eof, Deadline deadline) {

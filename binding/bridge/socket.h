@@ -52,6 +52,8 @@ class Socket {
   using Deadline = std::chrono::steady_clock::time_point;
   bool recv_exact(void* data, size_t n, bool allow_eof, Deadline deadline);
   void close();
+  // Whether a recv() would return at once (bytes, EOF or an error waiting): never blocks.
+  bool readable_now() const;
 
  private:
 #ifdef _WIN32

@@ -74,6 +74,12 @@ Napi::Value CreateBridgeTerminal(const Napi::CallbackInfo& info) {
   ms("ioTimeoutMs", o.io_timeout_ms);
   ms("backoffInitialMs", o.backoff_initial_ms);
   ms("backoffMaxMs", o.backoff_max_ms);
+  if (auto c = OptString(config, "compression")) {
+    if (*c == "auto") o.compression = bridge::Compression::Auto;
+    else if (*c == "zstd") o.compression = bridge::Compression::Zstd;
+    else if (*c == "none") o.compression = bridge::Compression::None;
+    else throw Napi::TypeError::New(env, "compression must be auto, zstd or none");
+  }
   // Calls that may wait for the worker; past it a call gets 503 at once (Worker). A bridge's
   // terminal can be slow or stuck for long stretches; the simulator's never is.
   int64_t queue_limit = OptInt(options, "queueLimit").value_or(bridge::kDefaultQueueLimit);
@@ -111,6 +117,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
+  exports.Set("packedRows", Napi::Function::New(env, PackedRows));
   exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
   exports.Set("releaseColumns", Napi::Function::New(env, ReleaseColumns));
   exports.Set("columnPoolStats", Napi::Function::New(env, ColumnPoolStats));

@@ -1,4 +1,6 @@
 // jsonRows(kind: 'ticks' | 'rates', chunk, from, to, first) -> Promise<Buffer>
+// packedRows(kind, chunk, from, to) -> Promise<Buffer>: the same rows packed as the MetaTrader5
+// package's numpy dtype (60 bytes a row, format=packed), made on the thread pool too.
 //
 // The chunk is a series chunk as the terminal hands it to JS ({time: BigInt64Array, bid:
 // Float64Array, ...}); the pool thread reads its typed arrays in place and holds a reference to
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "encode/json_rows.h"
+#include "encode/row_hash.h"
 #include "thread_priority.h"
 
 namespace tradeapi::napi {
@@ -51,9 +54,11 @@ class JsonRowsWorker : public Napi::AsyncWorker {
  public:
   // `out` (with `out_data`): the caller's buffer to write into, referenced until done; the promise
   // then resolves with the text's length instead of a Buffer of its own.
+  // `packed`: the rows as the package's packed records instead of JSON text (pack_canonical_rows).
   JsonRowsWorker(Napi::Env env, enc::SeriesKind kind, enc::SeriesColumns columns, size_t from, size_t to, bool first,
-                 std::vector<Napi::ObjectReference> arrays, char* out_data = nullptr)
-      : Napi::AsyncWorker(env, "tradeapi:jsonRows"),
+                 std::vector<Napi::ObjectReference> arrays, char* out_data = nullptr, bool packed = false)
+      : Napi::AsyncWorker(env, packed ? "tradeapi:packedRows" : "tradeapi:jsonRows"),
+        packed_(packed),
         deferred_(Napi::Promise::Deferred::New(env)),
         kind_(kind),
         columns_(columns),
@@ -71,6 +76,16 @@ class JsonRowsWorker : public Napi::AsyncWorker {
   void Execute() override {
     // Bulk work: at a lower OS priority while an interactive call waits (thread_priority.h).
     const BulkPriority bulk;
+    if (packed_) {
+      size_ = (to_ - from_) * enc::kCanonicalRowBytes;
+      text_ = static_cast<char*>(std::malloc(size_ > 0 ? size_ : 1));
+      if (text_ == nullptr) {
+        SetError("packedRows: out of memory");
+        return;
+      }
+      enc::pack_canonical_rows(columns_, from_, to_, reinterpret_cast<uint8_t*>(text_));
+      return;
+    }
     if (out_data_ != nullptr) {
       size_ = enc::rows_json(kind_, columns_, from_, to_, first_, out_data_);
       return;
@@ -106,6 +121,7 @@ class JsonRowsWorker : public Napi::AsyncWorker {
   void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
 
  private:
+  bool packed_;
   Napi::Promise::Deferred deferred_;
   enc::SeriesKind kind_;
   enc::SeriesColumns columns_;
@@ -128,9 +144,9 @@ enc::SeriesKind KindArg(Napi::Env env, const Napi::Value& v, const char* fn) {
 
 namespace {
 
-Napi::Value Start(const Napi::CallbackInfo& info, bool into) {
+Napi::Value Start(const Napi::CallbackInfo& info, bool into, bool packed = false) {
   Napi::Env env = info.Env();
-  const char* fn = into ? "jsonRowsInto" : "jsonRows";
+  const char* fn = packed ? "packedRows" : into ? "jsonRowsInto" : "jsonRows";
   const enc::SeriesKind k = KindArg(env, info[0], fn);
   if (!info[1].IsObject()) throw Napi::TypeError::New(env, std::string(fn) + ": chunk must be an object");
   Napi::Object chunk = info[1].As<Napi::Object>();
@@ -170,7 +186,7 @@ Napi::Value Start(const Napi::CallbackInfo& info, bool into) {
       return deferred.Promise();
     }
   }
-  auto* worker = new JsonRowsWorker(env, k, columns, from, to, first, std::move(arrays), out_data);
+  auto* worker = new JsonRowsWorker(env, k, columns, from, to, first, std::move(arrays), out_data, packed);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
@@ -181,6 +197,8 @@ Napi::Value Start(const Napi::CallbackInfo& info, bool into) {
 Napi::Value JsonRows(const Napi::CallbackInfo& info) { return Start(info, false); }
 
 Napi::Value JsonRowsInto(const Napi::CallbackInfo& info) { return Start(info, true); }
+
+Napi::Value PackedRows(const Napi::CallbackInfo& info) { return Start(info, false, true); }
 
 Napi::Value JsonRowsBound(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

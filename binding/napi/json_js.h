@@ -12,5 +12,8 @@ namespace tradeapi::napi {
 Napi::Value JsonRows(const Napi::CallbackInfo& info);
 Napi::Value JsonRowsInto(const Napi::CallbackInfo& info);
 Napi::Value JsonRowsBound(const Napi::CallbackInfo& info);
+// packedRows(kind, chunk, from, to) -> Promise<Buffer>: rows [from, to) in the MetaTrader5
+// package's packed dtype (format=packed), on the thread pool.
+Napi::Value PackedRows(const Napi::CallbackInfo& info);
 
 }  // namespace tradeapi::napi

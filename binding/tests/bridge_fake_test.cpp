@@ -14,7 +14,9 @@
 
 #include "bridge/bridge_terminal.h"
 #include "bridge/frame.h"
+#include "bridge/series_columns.h"
 #include "bridge/sha256.h"
+#include "bridge_chunk_fixture.h"
 #include "loopback_socket.h"
 
 using namespace tradeapi;
@@ -101,14 +103,20 @@ class Peer {
   }
 
   // §4 from the bridge's side. Returns false if the client's AUTH is not what the secret proves.
-  bool handshake(bool wrong_proof = false) {
+  // protocol 1: an older bridge (series as rows); 2 offers `offered` compression. The client's
+  // AUTH is kept in auth.
+  bool handshake(bool wrong_proof = false, int protocol = 1, json offered = json::array({"zstd", "none"})) {
     std::string ns(32, '\x5a');
     for (size_t i = 0; i < ns.size(); ++i) ns[i] = static_cast<char>(i * 7 + 1);
-    send_json(FrameType::Hello, 0, {{"protocol", 1}, {"nonce", to_hex(ns.data(), ns.size())}, {"bridge", "fake"}});
+    json hello{{"protocol", protocol}, {"nonce", to_hex(ns.data(), ns.size())}, {"bridge", "fake"}};
+    if (protocol >= 2) hello["compression"] = offered;
+    send_json(FrameType::Hello, 0, hello);
     FrameHeader h{};
     std::string p;
     if (!read(h, p) || h.type != FrameType::Auth) return false;
     json a = json::parse(p);
+    auth = a;
+    if (a.value("protocol", 0) != protocol) return false;
     std::string nc;
     if (!from_hex(a.at("nonce").get<std::string>(), nc)) return false;
     std::string client_mac = to_hex(hmac_sha256(kSecret, "tradeapi-bridge/1 client" + ns + nc));
@@ -117,6 +125,8 @@ class Peer {
     send_json(FrameType::AuthOk, 0, {{"mac", server_mac}});
     return true;
   }
+
+  json auth;
 
  private:
   Sock fd_;
@@ -714,15 +724,185 @@ TEST(FakeBridgeBounds, InterruptUnblocksACallInFlight) {
 // Version skew is named at the handshake, with both versions and the bridge's own version string.
 TEST(FakeBridgeBounds, ProtocolMismatchNamesBothVersions) {
   FakeBridge fb([](Peer& p, int) {
-    p.send_json(FrameType::Hello, 0, {{"protocol", 2}, {"nonce", std::string(64, 'a')}, {"bridge", "0.9.0"}});
+    p.send_json(FrameType::Hello, 0, {{"protocol", 3}, {"nonce", std::string(64, 'a')}, {"bridge", "0.9.0"}});
     p.wait_closed(3000);
   });
   BridgeTerminal t(fb.options());
   ErrorKind kind{};
   std::string why = error_of([&] { t.symbols_total(); }, &kind);
   EXPECT_EQ(kind, ErrorKind::Unavailable);
-  EXPECT_NE(why.find("speaks protocol 2 (bridge 0.9.0), this gateway speaks protocol 1"), std::string::npos) << why;
+  EXPECT_NE(why.find("speaks protocol 3 (bridge 0.9.0), this gateway speaks protocol 2 (and 1): upgrade the older"),
+            std::string::npos)
+      << why;
   BridgeStatus st = t.bridge_status();
   EXPECT_FALSE(st.reachable);
   EXPECT_TRUE(st.version_mismatch);
+}
+
+// ---- protocol 2: series as columns, compression chosen at the handshake ----------------------
+
+namespace {
+
+std::string unbase64(const char* text) {
+  static const std::string abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (const char* p = text; *p && *p != '='; ++p) {
+    size_t v = abc.find(*p);
+    if (v == std::string::npos) continue;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+const chunk_fixture::Case& fx_case() { return chunk_fixture::kCases[0]; }  // fx ticks, every flag kind
+
+// What the client asks for, given what the bridge offers and its option.
+std::string chosen(Compression option, const char* host, json offered) {
+  std::string got;
+  FakeBridge fb([&](Peer& p, int) {
+    if (!p.handshake(false, 2, offered)) return;
+    got = p.auth.value("compression", std::string("(missing)"));
+    uint32_t id = p.read_request();
+    p.send_json(FrameType::Result, id, {{"value", 1}});
+    p.wait_closed();
+  });
+  BridgeOptions o = fb.options();
+  o.host = host;
+  o.compression = option;
+  BridgeTerminal t(o);
+  EXPECT_EQ(t.symbols_total(), 1);
+  return got;
+}
+
+}  // namespace
+
+TEST(FakeBridgeV2, CompressionIsChosenAtTheHandshake) {
+  const json both = json::array({"zstd", "none"});
+  EXPECT_EQ(chosen(Compression::Auto, "127.0.0.1", both), "none");  // loopback: the CPU is the link
+  EXPECT_EQ(chosen(Compression::Zstd, "127.0.0.1", both), "zstd");
+  EXPECT_EQ(chosen(Compression::None, "127.0.0.1", both), "none");
+  EXPECT_EQ(chosen(Compression::Zstd, "127.0.0.1", json::array({"none"})), "none");  // not offered
+  EXPECT_EQ(chosen(Compression::Zstd, "127.0.0.1", json()), "none");                  // no list at all
+  EXPECT_TRUE(loopback_host("127.0.0.1"));
+  EXPECT_TRUE(loopback_host("127.8.9.10"));
+  EXPECT_TRUE(loopback_host("::1"));
+  EXPECT_TRUE(loopback_host("[::1]"));
+  EXPECT_TRUE(loopback_host("LocalHost"));
+  EXPECT_FALSE(loopback_host("10.0.0.5"));
+  EXPECT_FALSE(loopback_host("bridge.internal"));
+  EXPECT_FALSE(loopback_host("1270.0.0.1"));
+}
+
+TEST(FakeBridgeV2, AnOlderBridgeIsAskedForProtocol1AndNoCompression) {
+  json auth;
+  FakeBridge fb([&](Peer& p, int) {
+    if (!p.handshake(false, 1)) return;
+    auth = p.auth;
+    uint32_t id = p.read_request();
+    send_head(p, id);
+    p.send(FrameType::SeriesChunk, id, tick_rows(3));
+    p.send_json(FrameType::SeriesEnd, id, {{"rows", 3}});
+    p.wait_closed();
+  });
+  BridgeOptions o = fb.options();
+  o.compression = Compression::Zstd;
+  BridgeTerminal t(o);
+  auto c = open_ticks(t);
+  Drained d = drain(*c);
+  EXPECT_TRUE(d.completed);
+  EXPECT_EQ(d.rows, 3u);
+  EXPECT_EQ(auth.value("protocol", 0), 1);
+  EXPECT_FALSE(auth.contains("compression"));
+}
+
+// The fixture's chunks, as the Python bridge sent them, over the wire: the cursor gives back the
+// package's rows, whatever size the consumer asks for, in chunks of exactly that size.
+TEST(FakeBridgeV2, ColumnChunksBecomeThePackagesRows) {
+  const auto& fx = fx_case();
+  ASSERT_TRUE(fx.ticks);
+  std::string rows = unbase64(fx.rows);
+  const size_t n = rows.size() / 60;
+  TickColumns want;
+  Transposer<TickColumns>(parse_dtype(tick_dtype())).append(reinterpret_cast<const uint8_t*>(rows.data()), n, want);
+  for (bool zstd : {false, true}) {
+    for (size_t max_rows : {size_t{7}, size_t{50}, size_t{1000}}) {
+      json window;
+      FakeBridge fb([&](Peer& p, int) {
+        if (!p.handshake(false, 2)) return;
+        json body;
+        uint32_t id = p.read_request(&body);
+        window = body.value("window", json());
+        // All of it in one write: every chunk is waiting when the cursor reads the first.
+        std::string all;
+        auto frame = [&](FrameType type, const std::string& payload) {
+          auto h = encode_header(type, id, static_cast<uint32_t>(payload.size()));
+          all.append(reinterpret_cast<const char*>(h.data()), h.size());
+          all += payload;
+        };
+        frame(FrameType::SeriesHead, json{{"dtype", tick_dtype()}}.dump());
+        for (const char* const* c = zstd ? fx.zstd : fx.plain; *c; ++c) frame(FrameType::SeriesChunk, unbase64(*c));
+        frame(FrameType::SeriesEnd, json{{"rows", n}}.dump());
+        p.send_raw(all.data(), all.size());
+        p.wait_closed();
+      });
+      BridgeOptions o = fb.options();
+      o.compression = zstd ? Compression::Zstd : Compression::None;
+      BridgeTerminal t(o);
+      auto c = open_ticks(t);
+      TickColumns got, part;
+      std::vector<size_t> sizes;
+      while (c->next(max_rows, part)) {
+        sizes.push_back(part.rows());
+        for_each_column(got, [&](const char* name, auto& col) {
+          for_each_column(part, [&](const char* other, auto& src) {
+            if (std::strcmp(name, other) != 0) return;
+            if constexpr (std::is_same_v<std::decay_t<decltype(col)>, std::decay_t<decltype(src)>>)
+              col.insert(col.end(), src.begin(), src.end());
+          });
+        });
+      }
+      ASSERT_EQ(got.rows(), n) << zstd << " " << max_rows;
+      EXPECT_EQ(std::memcmp(got.bid.data(), want.bid.data(), n * 8), 0);
+      EXPECT_EQ(std::memcmp(got.ask.data(), want.ask.data(), n * 8), 0);
+      EXPECT_EQ(got.time, want.time);
+      EXPECT_EQ(got.time_msc, want.time_msc);
+      EXPECT_EQ(got.flags, want.flags);
+      for (size_t i = 0; i + 1 < sizes.size(); ++i) EXPECT_EQ(sizes[i], std::min(max_rows, n)) << "chunk " << i;
+      EXPECT_EQ(window, 8);
+    }
+  }
+}
+
+// A chunk that does not decode fails the series as a protocol error (503), after the rows before it.
+TEST(FakeBridgeV2, ABadChunkFailsTheSeriesAfterTheRowsBeforeIt) {
+  const auto& fx = fx_case();
+  FakeBridge fb([&](Peer& p, int) {
+    if (!p.handshake(false, 2)) return;
+    uint32_t id = p.read_request();
+    send_head(p, id);
+    std::string good = unbase64(fx.plain[0]);
+    p.send(FrameType::SeriesChunk, id, good);
+    std::string bad = good;
+    bad[12 + 1] = 1;  // bid as DELTA: a float64 field
+    p.send(FrameType::SeriesChunk, id, bad);
+    p.send_json(FrameType::SeriesEnd, id, {{"rows", 2 * load_u32le(reinterpret_cast<const uint8_t*>(good.data()))}});
+    p.wait_closed();
+  });
+  BridgeOptions o = fb.options();
+  o.compression = Compression::None;
+  BridgeTerminal t(o);
+  auto c = open_ticks(t);
+  Drained d = drain(*c);
+  EXPECT_FALSE(d.completed);
+  ASSERT_TRUE(d.error);
+  EXPECT_EQ(d.error->kind(), ErrorKind::Unavailable);
+  EXPECT_NE(std::string(d.error->what()).find("DELTA block for the float64 field bid"), std::string::npos) << d.error->what();
+  EXPECT_GT(d.rows, 0u);
 }

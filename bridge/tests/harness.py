@@ -167,9 +167,9 @@ class Bridge(object):
                 pass
 
 
-def connect(bridge, secret=SECRET, timeout=30.0):
+def connect(bridge, secret=SECRET, timeout=30.0, compression="zstd"):
     from tradeapi_bridge.client import Client
-    return Client.connect("127.0.0.1", bridge.port, secret.encode(), timeout=timeout)
+    return Client.connect("127.0.0.1", bridge.port, secret.encode(), timeout=timeout, compression_choice=compression)
 
 
 def wait_until(fn, timeout=10.0, interval=0.05):

@@ -98,7 +98,7 @@ class Impostors(Base):
         s = self.raw()
         hello = frames.decode_json(frames.read_frame(s))
         ns, nc = bytes.fromhex(hello["nonce"]), auth.new_nonce()
-        body = json.dumps({"protocol": 1, "nonce": nc.hex(),
+        body = json.dumps({"protocol": 2, "nonce": nc.hex(),
                            "mac": auth.client_proof(harness.SECRET.encode(), ns, nc).hex()}).encode()
         frames.send_frame(s, frames.AUTH, 0, body + b" " * (HANDSHAKE_LIMIT - len(body)))
         reply = frames.read_frame(s)
@@ -106,10 +106,11 @@ class Impostors(Base):
         self.assertEqual(frames.decode_json(reply)["mac"], auth.server_proof(harness.SECRET.encode(), ns, nc).hex())
 
     def test_the_gateways_auth_fits_the_limit_many_times_over(self):
-        # binding/bridge/bridge_terminal.cpp sends nlohmann::json{{"protocol",1},{"nonce",..},{"mac",..}}.dump():
-        # keys sorted, no spaces.
-        cpp = json.dumps({"mac": "ab" * 32, "nonce": "cd" * 32, "protocol": 1}, separators=(",", ":"), sort_keys=True)
-        self.assertEqual(len(cpp), 162)
+        # binding/bridge/bridge_terminal.cpp sends nlohmann::json{{"protocol",2},{"nonce",..},{"mac",..},
+        # {"compression",..}}.dump(): keys sorted, no spaces.
+        cpp = json.dumps({"compression": "zstd", "mac": "ab" * 32, "nonce": "cd" * 32, "protocol": 2},
+                         separators=(",", ":"), sort_keys=True)
+        self.assertEqual(len(cpp), 183)
         self.assertLess(len(cpp) * 20, HANDSHAKE_LIMIT)
 
     def test_a_full_unauthenticated_pool_does_not_keep_the_gateway_out(self):

@@ -13,7 +13,7 @@ import numpy as np
 
 import harness
 from harness import Bridge, connect, wait_until
-from tradeapi_bridge import frames
+from tradeapi_bridge import columns, frames
 from tradeapi_bridge.client import RemoteError
 from tradeapi_bridge.records import to_json
 
@@ -88,21 +88,52 @@ class Served(unittest.TestCase):
     def test_protocol_mismatch_names_both_versions(self):
         # Version skew (issue 22 item 11): a gateway of another protocol version is told which one
         # this bridge speaks, and the bridge's log names both, at the handshake.
-        s = self.raw()
-        frames.send_json(s, frames.AUTH, 0, {"protocol": 2, "nonce": "00" * 32, "mac": "00" * 32})
+        s, hello = self.raw_hello()
+        # A gateway of protocol 1 (rows) would close at HELLO's protocol 2; one that sent AUTH anyway:
+        self.assertEqual((hello["protocol"], hello["bridge"]), (2, "0.2.0"))
+        frames.send_json(s, frames.AUTH, 0, {"protocol": 1, "nonce": "00" * 32, "mac": "00" * 32})
         f = frames.read_frame(s)
         self.assertEqual(f.type, frames.ERROR)
         body = frames.decode_json(f)
         self.assertEqual((body["kind"], body["code"]), ("protocol", -5))
-        self.assertIn("this bridge speaks 1", body["message"])
+        self.assertIn("protocol 1 not supported; this bridge speaks 2", body["message"])
         e = self.bridge.wait_event("auth_refused", lambda e: e.get("reason") == "protocol version")
-        self.assertEqual((e.get("client_protocol"), e.get("bridge_protocol")), (2, 1))
+        self.assertEqual((e.get("client_protocol"), e.get("bridge_protocol")), (1, 2))
+
+    def test_compression_is_offered_and_chosen_at_the_handshake(self):
+        self.assertEqual(self.raw_hello()[1]["compression"], ["zstd", "none"])
+        for choice in ("zstd", "none"):
+            c = harness.connect(self.bridge, compression=choice)
+            self.addCleanup(c.close)
+            self.assertEqual(c.compression, choice)
+            dtype, arr = c.series("copy_ticks_range", symbol=TS, date_from_msc=LO, date_to_msc=HI, flags=-1)
+            self.assertEqual(arr.tobytes(), T.tobytes())
+            self.bridge.wait_event("client_authenticated", lambda e: e.get("compression") == choice)
+        # The bridge's log counts the bytes of every frame of a series, as the client received them.
+        c = harness.connect(self.bridge, compression="zstd")
+        self.addCleanup(c.close)
+        mark = len(self.bridge.events)
+        got = list(c.series_frames("copy_ticks_range", window=4, symbol=TS, date_from_msc=LO, date_to_msc=HI, flags=-1))
+        e = self.bridge.wait_event("series_sent", start=mark)
+        self.assertEqual(e["bytes"], sum(frames.HEADER_SIZE + len(f.payload) for f in got))
+        self.assertEqual((e["rows"], e["compression"]), (len(T), "zstd"))
+        self.assertGreaterEqual(e["package_cpu_ms"], 0)
+        # One the bridge did not offer: refused at the handshake, naming what it offers.
+        s = self.raw()
+        frames.send_json(s, frames.AUTH, 0, {"protocol": 2, "nonce": "00" * 32, "mac": "00" * 32, "compression": "lz4"})
+        body = frames.decode_json(frames.read_frame(s))
+        self.assertEqual((body["kind"], body["code"]), ("protocol", -5))
+        self.assertIn("'lz4' not offered; this bridge offers zstd, none", body["message"])
 
     def raw(self):
+        return self.raw_hello()[0]
+
+    def raw_hello(self):
         s = socket.create_connection(("127.0.0.1", self.bridge.port), timeout=10)
         self.addCleanup(s.close)
-        self.assertEqual(frames.read_frame(s).type, frames.HELLO)
-        return s
+        hello = frames.read_frame(s)
+        self.assertEqual(hello.type, frames.HELLO)
+        return s, frames.decode_json(hello)
 
     def assert_dropped(self, s):
         try:
@@ -315,10 +346,12 @@ class Served(unittest.TestCase):
             with self.subTest(lo=lo_i, hi=hi_i):
                 self.assert_same_array(c.series("copy_ticks_range", symbol=TS, date_from_msc=lo,
                                                 date_to_msc=hi, flags=-1), want)
-        # chunks are whole rows and at most --chunk-bytes
-        sizes = [len(f.payload) for f in c.series_frames("copy_ticks_range", symbol=TS, date_from_msc=LO,
-                                                         date_to_msc=HI, flags=-1) if f.type == frames.SERIES_CHUNK]
-        self.assertTrue(sizes and all(0 < n <= 600 and n % 60 == 0 for n in sizes), sizes[:5])
+        # chunks hold at most --chunk-bytes of the package's rows (600 bytes: 10 ticks), as columns
+        rows = [columns.CHUNK_HEAD.unpack_from(f.payload)[0]
+                for f in c.series_frames("copy_ticks_range", symbol=TS, date_from_msc=LO, date_to_msc=HI, flags=-1)
+                if f.type == frames.SERIES_CHUNK]
+        self.assertTrue(rows and all(0 < n <= 10 for n in rows), rows[:5])
+        self.assertEqual(sum(rows), len(T))
 
     def test_empty_series_has_head_and_end(self):
         types = [f.type for f in self.client().series_frames(
@@ -341,18 +374,21 @@ class Served(unittest.TestCase):
 
 
 class DefaultSizes(unittest.TestCase):
-    def test_large_chunks_go_out_from_the_arrays_own_buffer(self):
+    def test_default_chunks_hold_a_whole_window(self):
         self.assertEqual(fresh().copy_ticks_range(TS, 0, FAR, -1).tobytes(), T.tobytes())
         b = Bridge(hooked=False)
         self.addCleanup(b.stop)
         b.wait_event("terminal_connected")
-        c = connect(b)
-        self.addCleanup(c.close)
-        sizes = [len(f.payload) for f in c.series_frames("copy_ticks_range", symbol=TS, date_from_msc=0,
-                                                         date_to_msc=2 ** 62, flags=-1) if f.type == frames.SERIES_CHUNK]
-        self.assertEqual(sizes, [len(T) * 60])  # > 64 KiB: the zero-copy send path
-        dtype, arr = c.series("copy_ticks_range", symbol=TS, date_from_msc=0, date_to_msc=2 ** 62, flags=-1)
-        self.assertEqual(arr.tobytes(), T.tobytes())
+        for choice in ("none", "zstd"):
+            c = connect(b, compression=choice)
+            self.addCleanup(c.close)
+            heads = [columns.CHUNK_HEAD.unpack_from(f.payload)
+                     for f in c.series_frames("copy_ticks_range", symbol=TS, date_from_msc=0, date_to_msc=2 ** 62, flags=-1)
+                     if f.type == frames.SERIES_CHUNK]
+            self.assertEqual([h[0] for h in heads], [len(T)])  # 4000 rows: under 1 MiB of rows, one chunk
+            self.assertEqual(heads[0][1], columns.CODEC_ZSTD if choice == "zstd" else columns.CODEC_NONE)
+            dtype, arr = c.series("copy_ticks_range", symbol=TS, date_from_msc=0, date_to_msc=2 ** 62, flags=-1)
+            self.assertEqual(arr.tobytes(), T.tobytes())
 
 
 class Faults(unittest.TestCase):

@@ -357,3 +357,57 @@ class Paging(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReadAhead(unittest.TestCase):
+    """connection._ReadAhead: the next window is fetched while this one is sent, one ahead at most,
+    and a failure is raised where the series would have met it."""
+
+    def windows(self, n, fail_at=None, log=None):
+        for i in range(n):
+            if log is not None:
+                log.append(("fetch", i))
+            if i == fail_at:
+                raise errors.BridgeError(errors.CALL_FAILED, -1, "window %d failed" % i)
+            time.sleep(0.01)
+            yield i
+
+    def test_in_order_and_never_more_than_one_ahead(self):
+        from tradeapi_bridge.connection import _ReadAhead
+        log = []
+        it = self.windows(5, log=log)
+        first = next(it)  # as _series does: the first window before HEAD
+        ahead = _ReadAhead(it)
+        got = [first]
+        while True:
+            time.sleep(0.05)  # a slow consumer: the reader must wait, not run on
+            fetched = len(log)
+            self.assertLessEqual(fetched - len(got), 1, log)
+            item = ahead.next()
+            if item is None:
+                break
+            got.append(item)
+        self.assertEqual(got, [0, 1, 2, 3, 4])
+
+    def test_a_failure_comes_after_the_windows_before_it(self):
+        from tradeapi_bridge.connection import _ReadAhead
+        it = self.windows(5, fail_at=2)
+        self.assertEqual(next(it), 0)
+        ahead = _ReadAhead(it)
+        self.assertEqual(ahead.next(), 1)
+        with self.assertRaises(errors.BridgeError) as cm:
+            ahead.next()
+        self.assertIn("window 2 failed", cm.exception.message)
+
+    def test_close_ends_the_reader(self):
+        from tradeapi_bridge.connection import _ReadAhead
+        before = threading.active_count()
+        it = self.windows(100)
+        next(it)
+        ahead = _ReadAhead(it)
+        self.assertEqual(ahead.next(), 1)
+        ahead.close()
+        deadline = time.monotonic() + 2
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(threading.active_count(), before)

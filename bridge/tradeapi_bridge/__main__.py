@@ -29,7 +29,8 @@ def main(argv=None) -> int:
                       cfg.backoff_min, cfg.backoff_max)
     session.start()  # first initialize() runs there: the bridge listens even while it fails
     settings = Settings(cfg.secret, cfg.max_payload, cfg.chunk_bytes, cfg.window_rows, cfg.window_bars,
-                        cfg.handshake_timeout, cfg.auth_fail_delay, cfg.credit_timeout)
+                        cfg.handshake_timeout, cfg.auth_fail_delay, cfg.credit_timeout, cfg.compression,
+                        cfg.zstd_level)
     try:
         serve(cfg.host, cfg.port, session, settings, cfg.max_connections, cfg.max_unauthenticated)
     except OSError as e:

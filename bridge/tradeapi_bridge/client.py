@@ -4,12 +4,14 @@
     with Client.connect("127.0.0.1", 18812, secret) as c:
         c.call("symbol_info", symbol="EURUSD")
         dtype, arr = c.series("copy_ticks_range", symbol="EURUSD", date_from_msc=..., date_to_msc=..., flags=-1)
+
+Series chunks are decoded from columns (columns.decode_chunk) back into the package's rows.
 """
 import socket
 
 import numpy as np
 
-from . import PROTOCOL_VERSION, auth, frames
+from . import PROTOCOL_VERSION, auth, columns, compression, frames
 
 
 class RemoteError(Exception):
@@ -26,14 +28,18 @@ class Client(object):
         self.sock = sock
         self._next_id = 1
         self.timeout_ms = None  # sent with every REQUEST when set (§5)
+        self.offered = None  # HELLO's compression list
+        self.compression = compression.NONE  # what this client chose (§4)
+        self._decompress = None
 
     @classmethod
-    def connect(cls, host, port, secret: bytes, timeout: float = 30.0):
+    def connect(cls, host, port, secret: bytes, timeout: float = 30.0, compression_choice: str = "zstd"):
+        """compression_choice: zstd (when offered, else none) or none."""
         sock = socket.create_connection((host, port), timeout=timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         c = cls(sock)
         try:
-            c._handshake(secret)
+            c._handshake(secret, compression_choice)
         except BaseException:
             sock.close()
             raise
@@ -54,7 +60,7 @@ class Client(object):
             raise ConnectionError("bridge closed the connection")
         return frame
 
-    def _handshake(self, secret: bytes):
+    def _handshake(self, secret: bytes, choice: str):
         hello = self._read()
         if hello.type != frames.HELLO:
             raise frames.ProtocolError("expected HELLO")
@@ -64,10 +70,16 @@ class Client(object):
         server_nonce = auth.parse_hex(body.get("nonce"), auth.NONCE_BYTES)
         if server_nonce is None:
             raise frames.ProtocolError("bad HELLO nonce")
+        self.offered = body.get("compression")
+        if not isinstance(self.offered, list):
+            raise frames.ProtocolError("HELLO without a compression list")
+        if choice in self.offered and (choice != compression.ZSTD or compression.decompressor() is not None):
+            self.compression = choice
+        self._decompress = compression.decompressor() if self.compression == compression.ZSTD else None
         client_nonce = auth.new_nonce()
         frames.send_json(self.sock, frames.AUTH, 0, {
             "protocol": PROTOCOL_VERSION, "nonce": client_nonce.hex(),
-            "mac": auth.client_proof(secret, server_nonce, client_nonce).hex()})
+            "mac": auth.client_proof(secret, server_nonce, client_nonce).hex(), "compression": self.compression})
         reply = self._read()
         if reply.type == frames.ERROR:
             e = frames.decode_json(reply)
@@ -130,9 +142,12 @@ class Client(object):
             if frame.type == frames.SERIES_HEAD:
                 dtype = dtype_from_wire(frames.decode_json(frame)["dtype"])
             elif frame.type == frames.SERIES_CHUNK:
-                if dtype is None or len(frame.payload) % dtype.itemsize:
-                    raise frames.ProtocolError("chunk before HEAD or not whole rows")
-                parts.append(np.frombuffer(frame.payload, dtype=dtype))
+                if dtype is None:
+                    raise frames.ProtocolError("chunk before HEAD")
+                try:
+                    parts.append(columns.decode_chunk(frame.payload, dtype, self._decompress))
+                except columns.DecodeError as e:
+                    raise frames.ProtocolError("bad SERIES_CHUNK: %s" % e)
                 rows += len(parts[-1])
             elif frame.type == frames.ERROR:
                 e = frames.decode_json(frame)

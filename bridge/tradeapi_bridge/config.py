@@ -4,7 +4,7 @@ fields no repr or log line ever shows."""
 import argparse
 import os
 
-from . import auth
+from . import auth, compression
 from .frames import MAX_PAYLOAD
 
 
@@ -32,6 +32,10 @@ class Config(object):
         self.handshake_timeout = 10.0
         self.auth_fail_delay = 1.0
         self.credit_timeout = 60.0
+        # What the bridge offers at the handshake (§4): zstd at this level when the zstandard
+        # package is there (compression.py), and always none; the client chooses.
+        self.compression = "auto"
+        self.zstd_level = compression.DEFAULT_ZSTD_LEVEL
 
     def __repr__(self):
         return "Config(host=%r, port=%r, <secret hidden>)" % (self.host, self.port)
@@ -44,7 +48,8 @@ class Config(object):
         return {"listen": "%s:%d" % (self.host, self.port), "initialize": shown,
                 "call_timeout": self.call_timeout, "window_rows": self.window_rows, "window_bars": self.window_bars,
                 "chunk_bytes": self.chunk_bytes, "max_connections": self.max_connections,
-                "max_unauthenticated": self.max_unauthenticated, "handshake_timeout": self.handshake_timeout}
+                "max_unauthenticated": self.max_unauthenticated, "handshake_timeout": self.handshake_timeout,
+                "compression": compression.offered(self.compression, self.zstd_level)}
 
 
 def _positive(kind):
@@ -63,7 +68,7 @@ def parser():
     p = argparse.ArgumentParser(prog="python -m tradeapi_bridge",
                                 description="Serve a MetaTrader 5 terminal to tradeapi (docs/bridge-protocol.md).",
                                 epilog="Environment: TRADEAPI_BRIDGE_SECRET (required, >= 16 bytes), "
-                                       "MT5_PATH, MT5_LOGIN, MT5_PASSWORD, MT5_SERVER.")
+                                       "MT5_PATH, MT5_LOGIN, MT5_PASSWORD, MT5_SERVER, TRADEAPI_BRIDGE_COMPRESSION.")
     p.add_argument("--listen", default="127.0.0.1:18812", metavar="HOST:PORT",
                    help="address to listen on (default 127.0.0.1:18812; port 0 picks a free one)")
     p.add_argument("--portable", action="store_true", help="start the terminal in portable mode")
@@ -90,6 +95,10 @@ def parser():
     p.add_argument("--reconnect-min", type=_positive(float), default=0.5, metavar="S")
     p.add_argument("--reconnect-max", type=_positive(float), default=30.0, metavar="S")
     p.add_argument("--auth-fail-delay", type=float, default=1.0, metavar="S", help=argparse.SUPPRESS)
+    p.add_argument("--compression", default=None, metavar="auto|zstd[:LEVEL]|none",
+                   help="series compression offered to clients (default: TRADEAPI_BRIDGE_COMPRESSION, else auto: "
+                        "zstd level %d when the zstandard package is installed, and none; the client chooses; "
+                        "zstd[:LEVEL] insists on the package, LEVEL -7..22; none offers none)" % compression.DEFAULT_ZSTD_LEVEL)
     p.add_argument("--credit-timeout", type=_positive(float), default=60.0, metavar="S",
                    help="seconds a series waits for SERIES_NEXT before it is abandoned")
     return p
@@ -142,4 +151,10 @@ def load(argv, environ=None) -> Config:
     c.backoff_min, c.backoff_max = ns.reconnect_min, max(ns.reconnect_min, ns.reconnect_max)
     c.auth_fail_delay = max(0.0, ns.auth_fail_delay)
     c.credit_timeout = ns.credit_timeout
+    setting = ns.compression if ns.compression is not None else environ.get("TRADEAPI_BRIDGE_COMPRESSION", "auto")
+    source = "--compression" if ns.compression is not None else "TRADEAPI_BRIDGE_COMPRESSION"
+    try:
+        c.compression, c.zstd_level = compression.parse(setting)
+    except ValueError as e:
+        raise ConfigError("%s=%r: %s" % (source, setting, e))
     return c

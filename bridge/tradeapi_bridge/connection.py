@@ -2,17 +2,19 @@
 Anything the client does wrong ends this connection only; terminal failures are answered with
 ERROR frames and the connection carries on."""
 import socket
+import threading
 import time
 
-import numpy as np
-
-from . import PROTOCOL_VERSION, __version__, admission, auth, errors, frames, log, ops
+from . import PROTOCOL_VERSION, __version__, admission, auth, columns, compression, errors, frames, log, ops
 from .frames import ProtocolError
 
 
 class Settings(object):
     def __init__(self, secret: bytes, max_payload: int, chunk_bytes: int, window_rows: int, window_bars: int,
-                 handshake_timeout: float, auth_fail_delay: float, credit_timeout: float):
+                 handshake_timeout: float, auth_fail_delay: float, credit_timeout: float,
+                 compression_mode: str = "auto", zstd_level: int = compression.DEFAULT_ZSTD_LEVEL):
+        self.compression_mode = compression_mode
+        self.zstd_level = zstd_level
         self.secret = secret
         self.max_payload = max_payload
         self.chunk_bytes = chunk_bytes
@@ -40,6 +42,65 @@ def dtype_description(dtype) -> dict:
     return {"itemsize": dtype.itemsize, "fields": fields}
 
 
+class _ReadAhead(object):
+    """The next window of a series fetched on a thread of its own while this one is encoded and
+    sent: the package call (on the worker) and the encoding overlap instead of taking turns. One
+    window ahead at most (two in memory); a window's failure is raised where it would have been.
+    close() leaves a fetch in progress to finish and drops it."""
+
+    def __init__(self, windows):
+        self._windows = windows
+        self._cond = threading.Condition()
+        self._wanted = False
+        self._ready = False
+        self._item = None
+        self._error = None
+        self._closed = False
+        threading.Thread(target=self._run, name="read-ahead", daemon=True).start()
+        self._ask()
+
+    def _ask(self):
+        with self._cond:
+            self._wanted = True
+            self._cond.notify_all()
+
+    def _run(self):
+        while True:
+            with self._cond:
+                while not self._wanted and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                self._wanted = False
+            try:
+                item, error = next(self._windows, None), None
+            except BaseException as e:  # BridgeError and anything else: the consumer raises it
+                item, error = None, e
+            with self._cond:
+                self._item, self._error, self._ready = item, error, True
+                self._cond.notify_all()
+                if error is not None or item is None:
+                    return
+
+    def next(self):
+        """The next window (None at the end); asks for the one after it at once."""
+        with self._cond:
+            while not self._ready:
+                self._cond.wait()
+            item, error = self._item, self._error
+            self._item, self._ready = None, False
+        if error is not None:
+            raise error
+        if item is not None:
+            self._ask()
+        return item
+
+    def close(self):
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
 class Connection(object):
     def __init__(self, sock: socket.socket, peer, session, settings: Settings, ticket: admission.Ticket):
         self.sock = sock
@@ -47,6 +108,8 @@ class Connection(object):
         self.session = session
         self.settings = settings
         self.ticket = ticket  # this connection's place among the handshaking, then the authenticated
+        self.compression = compression.NONE  # chosen at the handshake (§4)
+        self.compress = None  # its bytes -> bytes, None for none
 
     def serve(self):
         try:
@@ -83,8 +146,10 @@ class Connection(object):
         deadline = time.monotonic() + s.handshake_timeout
         self.sock.settimeout(s.handshake_timeout)
         server_nonce = auth.new_nonce()
+        offered = compression.offered(s.compression_mode, s.zstd_level)
         frames.send_json(self.sock, frames.HELLO, 0, {
-            "protocol": PROTOCOL_VERSION, "nonce": server_nonce.hex(), "bridge": __version__})
+            "protocol": PROTOCOL_VERSION, "nonce": server_nonce.hex(), "bridge": __version__,
+            "compression": offered})
         # Before AUTH_OK only a small frame is read (the gateway's AUTH is 162 bytes): a header
         # declaring 16 MiB from a peer without the secret is refused before any payload is read.
         frame = frames.read_frame(self.sock, min(s.max_payload, frames.MAX_HANDSHAKE_PAYLOAD), deadline)
@@ -100,6 +165,13 @@ class Connection(object):
             # Both versions in the log: version skew is named at the handshake (issue 22 item 11).
             log.event("auth_refused", peer=self.peer, reason="protocol version",
                       client_protocol=body.get("protocol"), bridge_protocol=PROTOCOL_VERSION)
+            return False
+        chosen = body.get("compression", compression.NONE)
+        if chosen not in offered:
+            frames.send_json(self.sock, frames.ERROR, frame.request_id, {
+                "kind": errors.PROTOCOL, "code": -5,
+                "message": "compression %r not offered; this bridge offers %s" % (chosen, ", ".join(offered))})
+            log.event("auth_refused", peer=self.peer, reason="compression", client_compression=str(chosen)[:32])
             return False
         client_nonce = auth.parse_hex(body.get("nonce"), auth.NONCE_BYTES)
         proof = auth.parse_hex(body.get("mac"), 32)
@@ -128,7 +200,9 @@ class Connection(object):
             return False  # displaced by a newer connection while checking the proof
         frames.send_json(self.sock, frames.AUTH_OK, frame.request_id, {
             "mac": auth.server_proof(s.secret, server_nonce, client_nonce).hex()})
-        log.event("client_authenticated", peer=self.peer)
+        self.compression = chosen
+        self.compress = compression.compressor(chosen, s.zstd_level)
+        log.event("client_authenticated", peer=self.peer, compression=chosen)
         self.sock.settimeout(None)  # an authenticated idle connection may wait for requests
         return True
 
@@ -167,10 +241,16 @@ class Connection(object):
         try:
             result = ops.run(session, op, body.get("args"), self.settings)
             if isinstance(result, ops.Series):
-                rows = self._series(rid, result, window)
-                if rows is not None:
-                    log.event("series_sent", peer=self.peer, id=rid, op=op, rows=rows,
-                              ms=round((time.monotonic() - started) * 1000, 1))
+                sent = self._series(rid, result, window)
+                if sent is not None:
+                    # bytes: every frame of the series as it went to the socket (headers included);
+                    # package_cpu_ms: the worker's CPU inside the package calls (the rest of the
+                    # bridge's CPU for the series is paging, encoding and sending); credit_wait_ms:
+                    # time spent waiting for the client's SERIES_NEXT (the client was the slower).
+                    log.event("series_sent", peer=self.peer, id=rid, op=op, rows=sent[0], bytes=sent[1],
+                              compression=self.compression, ms=round((time.monotonic() - started) * 1000, 1),
+                              package_cpu_ms=round(result.package_cpu * 1000, 1),
+                              credit_wait_ms=round(result.credit_wait * 1000, 1))
                 return
             frames.send_json(self.sock, frames.RESULT, rid, {"value": result})
         except errors.BridgeError as e:
@@ -185,41 +265,52 @@ class Connection(object):
 
     def _series(self, rid, plan, credits):
         """HEAD after the first window (so a call that fails at once is a plain ERROR), CHUNKs of
-        whole rows as credits allow, END with the row count. A failure after HEAD is an ERROR
-        frame: a series without END is never complete."""
+        at most --chunk-bytes of rows each, encoded as columns (columns.py) as credits allow, END
+        with the row count. A failure after HEAD is an ERROR frame: a series without END is never
+        complete. (rows, bytes sent) when complete, None otherwise."""
         windows = iter(plan.windows)
         first = next(windows, None)  # BridgeError propagates: plain ERROR, no HEAD
         dtype = first.dtype if first is not None else plan.dtype
-        frames.send_json(self.sock, frames.SERIES_HEAD, rid, {"dtype": dtype_description(dtype)})
+        head = frames.encode_json({"dtype": dtype_description(dtype)})
+        frames.send_frame(self.sock, frames.SERIES_HEAD, rid, head)
+        sent = frames.HEADER_SIZE + len(head)
         rows_per_chunk = max(1, self.settings.chunk_bytes // dtype.itemsize)
+        encoder = columns.Encoder(dtype, plan.scales, self.compress)
+        ahead = _ReadAhead(windows) if first is not None else None
         rows = 0
         pending = first
         try:
             while True:
-                if pending is None or len(pending) == 0:
-                    pending = next(windows, None)
+                if pending is None:
+                    pending = ahead.next() if ahead is not None else None
                     if pending is None:
-                        frames.send_json(self.sock, frames.SERIES_END, rid, {"rows": rows})
-                        return rows
+                        end = frames.encode_json({"rows": rows})
+                        frames.send_frame(self.sock, frames.SERIES_END, rid, end)
+                        return rows, sent + frames.HEADER_SIZE + len(end)
                     if pending.dtype != dtype:
                         raise errors.BridgeError(errors.CALL_FAILED, errors.RES_E_FAIL,
                                                  "bridge: the package changed the series dtype midway")
-                    continue
-                while credits == 0:
-                    credits = self._await_credit(rid)
-                    if credits is None:
-                        return None  # cancelled
-                chunk = np.ascontiguousarray(pending[:rows_per_chunk])
-                # memoryview over the array's own buffer: no per-row Python, no copy.
-                frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, memoryview(chunk).cast("B"))
-                rows += len(chunk)
-                credits -= 1
-                pending = pending[rows_per_chunk:]
+                for n, payload in encoder.chunks(pending, rows_per_chunk):
+                    if credits == 0:
+                        waited = time.monotonic()
+                        while credits == 0:
+                            credits = self._await_credit(rid)
+                            if credits is None:
+                                return None  # cancelled
+                        plan.credit_wait += time.monotonic() - waited
+                    frames.send_frame(self.sock, frames.SERIES_CHUNK, rid, payload)
+                    rows += n
+                    sent += frames.HEADER_SIZE + len(payload)
+                    credits -= 1
+                pending = None
         except errors.BridgeError as e:
             self._error(rid, e)
             log.event("series_failed", peer=self.peer, id=rid, rows_sent=rows, kind=e.kind, code=e.code,
                       message=e.message)
             return None
+        finally:
+            if ahead is not None:
+                ahead.close()
 
     def _await_credit(self, rid):
         """Block for SERIES_NEXT (credits) or SERIES_CANCEL. None when cancelled."""

@@ -3,7 +3,7 @@ bridge_status. Each op validates its args, then runs exactly the package calls i
 worker. Record ops return a JSON value; series ops return a Series (dtype + window generator)."""
 import time
 
-from . import errors, series
+from . import columns, errors, series
 from .args import validate
 from .group import group_match, is_blank
 from .records import to_json
@@ -13,9 +13,15 @@ REQ, OPT = True, False
 
 
 class Series(object):
-    def __init__(self, dtype, windows):
+    def __init__(self, dtype, windows=None, symbol=None):
         self.dtype = dtype      # announced if the first window is empty
         self.windows = windows  # iterator of numpy structured arrays, ascending
+        self.symbol = symbol
+        # {field: ((op, scale), ...)}: how prices may be sent as integer points (columns.py), from
+        # the symbol's digits and point; filled by the first package call's job, {} if unknown.
+        self.scales = None
+        self.package_cpu = 0.0  # CPU seconds of the worker thread inside this series' package calls
+        self.credit_wait = 0.0  # seconds the connection waited for the client's credits
 
 
 # Every date goes to the package as integer seconds of server time (mt5-reference §3.3). The
@@ -124,9 +130,37 @@ def op_market_book_get(s, a):
 
 # ---------------------------------------------------------------- series
 
-def _array(session, fn):
+PRICE_FIELDS = ("bid", "ask", "last", "open", "high", "low", "close")
+
+
+def _symbol_scales(session, mt5, symbol):
+    """{field: candidates} for a symbol's series, from its symbol_info (asked once per symbol and
+    terminal session, on the worker; the encoder checks every chunk, so a stale answer can only
+    cost compactness, never exactness). {} when the package does not know the symbol."""
+    cache = session.scales_cache
+    got = cache.get(symbol)
+    if got is None:
+        info = mt5.symbol_info(symbol)
+        if info is None:
+            return {}
+        prices = columns.price_scales(int(info.digits), float(info.point))
+        got = {name: prices for name in PRICE_FIELDS}
+        got["volume_real"] = columns.price_scales(columns.step_digits(float(info.volume_step)))
+        cache[symbol] = got
+    return got
+
+
+def _array(session, fn, plan=None):
+    """One package call returning an array. With `plan` (the series), its first call also learns
+    the symbol's point grid, on the same worker turn and before the call itself, so that
+    last_error() still answers for the copy_* call."""
     def job(mt5):
+        started = time.thread_time()
+        if plan is not None and plan.scales is None:
+            plan.scales = _symbol_scales(session, mt5, plan.symbol)
         arr = fn(mt5)
+        if plan is not None:
+            plan.package_cpu += time.thread_time() - started
         if arr is None:
             session.fail()
         return arr
@@ -146,25 +180,30 @@ def _check_timeframe(tf):
 def op_copy_rates_from(s, a):
     _check_timeframe(a["timeframe"])
     _check_count("count", a["count"])
-    fetch = lambda: _array(s, lambda m: m.copy_rates_from(a["symbol"], a["timeframe"], a["date_from"], a["count"]))
-    return Series(series.RATE_DTYPE, series.one_call(fetch))
+    plan = Series(series.RATE_DTYPE, symbol=a["symbol"])
+    fetch = lambda: _array(s, lambda m: m.copy_rates_from(a["symbol"], a["timeframe"], a["date_from"], a["count"]), plan)
+    plan.windows = series.one_call(fetch)
+    return plan
 
 
 def op_copy_rates_from_pos(s, a):
     _check_timeframe(a["timeframe"])
     _check_count("count", a["count"])
     _check_count("start_pos", a["start_pos"])
-    fetch = lambda: _array(s, lambda m: m.copy_rates_from_pos(a["symbol"], a["timeframe"], a["start_pos"], a["count"]))
-    return Series(series.RATE_DTYPE, series.one_call(fetch))
+    plan = Series(series.RATE_DTYPE, symbol=a["symbol"])
+    fetch = lambda: _array(s, lambda m: m.copy_rates_from_pos(a["symbol"], a["timeframe"], a["start_pos"], a["count"]), plan)
+    plan.windows = series.one_call(fetch)
+    return plan
 
 
 def op_copy_rates_range(s, a, window_rows):
     _check_timeframe(a["timeframe"])
     state = {"missing": None, "rows": 0}
+    plan = Series(series.RATE_DTYPE, symbol=a["symbol"])
 
     def fetch(lo, hi):
         try:
-            return _array(s, lambda m: m.copy_rates_range(a["symbol"], a["timeframe"], lo, hi))
+            return _array(s, lambda m: m.copy_rates_range(a["symbol"], a["timeframe"], lo, hi), plan)
         except errors.BridgeError as e:
             if e.code != errors.RES_E_NOT_FOUND:
                 raise
@@ -178,28 +217,31 @@ def op_copy_rates_range(s, a, window_rows):
         if state["rows"] == 0 and state["missing"] is not None:
             raise state["missing"]  # the whole range is outside history: fail as one call would
 
-    return Series(series.RATE_DTYPE, windows())
+    plan.windows = windows()
+    return plan
 
 
-def _tick_fetch(s, a):
+def _tick_fetch(s, a, plan):
     def fetch(cursor_msc, count):
-        return _array(s, lambda m: m.copy_ticks_from(a["symbol"], package_date_msc(cursor_msc), count, a["flags"]))
+        return _array(s, lambda m: m.copy_ticks_from(a["symbol"], package_date_msc(cursor_msc), count, a["flags"]), plan)
     return fetch
 
 
 def op_copy_ticks_from(s, a, window_rows):
     _check_count("count", a["count"])
-    return Series(series.TICK_DTYPE,
-                  series.ticks_from(_tick_fetch(s, a), a["date_from_msc"], a["count"], window_rows,
-                                    PACKAGE_DATE_RESOLUTION_MS))
+    plan = Series(series.TICK_DTYPE, symbol=a["symbol"])
+    plan.windows = series.ticks_from(_tick_fetch(s, a, plan), a["date_from_msc"], a["count"], window_rows,
+                                     PACKAGE_DATE_RESOLUTION_MS)
+    return plan
 
 
 def op_copy_ticks_range(s, a, window_rows):
     if a["date_to_msc"] < a["date_from_msc"]:
         raise errors.invalid_params("args.date_to_msc: before date_from_msc")
-    return Series(series.TICK_DTYPE,
-                  series.ticks_range(_tick_fetch(s, a), a["date_from_msc"], a["date_to_msc"], window_rows,
-                                     PACKAGE_DATE_RESOLUTION_MS))
+    plan = Series(series.TICK_DTYPE, symbol=a["symbol"])
+    plan.windows = series.ticks_range(_tick_fetch(s, a, plan), a["date_from_msc"], a["date_to_msc"], window_rows,
+                                      PACKAGE_DATE_RESOLUTION_MS)
+    return plan
 
 
 # ---------------------------------------------------------------- calculations

@@ -26,6 +26,9 @@ class Session(object):
         self._ever_connected = False
         self._books = set()  # symbols with market_book_add in force, re-added after a reconnect
         self.maxbars = None  # terminal_info().maxbars: the package refuses rates requests of that many bars
+        # symbol -> {field: point-grid candidates} for series columns (ops._symbol_scales); used and
+        # changed on the worker only, emptied at every (re)initialize.
+        self.scales_cache = {}
         # last_error() as it stood after the latest client call: the package has one global
         # last_error(), which the bridge's own liveness probe (terminal_info()) would reset to
         # "Success" between a client's failed call and its question "what went wrong?".
@@ -147,6 +150,7 @@ class Session(object):
         if not ok:
             le = errors.from_last_error(mt5.last_error())
             return False, le.code, le.message
+        self.scales_cache = {}
         info = mt5.terminal_info()
         self.maxbars = int(info.maxbars) if info is not None and info.maxbars > 0 else None
         with self._lock:

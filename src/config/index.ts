@@ -116,7 +116,9 @@ export interface BridgeTarget {
   readonly port: number;
   /** TRADEAPI_BRIDGE_SECRET; never logged (toJSON leaves it out). */
   readonly secret: string;
-  toJSON(): { kind: 'bridge'; url: string };
+  /** TRADEAPI_BRIDGE_COMPRESSION: series compression asked of the bridge (docs/bridge-protocol.md §4). */
+  readonly compression: 'auto' | 'zstd' | 'none';
+  toJSON(): { kind: 'bridge'; url: string; compression: 'auto' | 'zstd' | 'none' };
 }
 
 /** Settings of the read-only mode, from its own variables (API_*, TRADE_API_KEY). */
@@ -272,7 +274,7 @@ export type TerminalSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServer
 
 /** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ, TRADEAPI_SIM_CLOCK), as `tradeapi export` reads them. */
 export function loadTerminalSettings(env: Env): TerminalSettings {
-  const terminal = parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET);
+  const terminal = parseTerminal(env.TRADEAPI_TERMINAL, env.TRADEAPI_BRIDGE_SECRET, env.TRADEAPI_BRIDGE_COMPRESSION);
   return {
     terminal,
     serverTz: parseServerTz('TRADEAPI_SERVER_TZ', env.TRADEAPI_SERVER_TZ),
@@ -593,7 +595,11 @@ function parseSwitch(name: string, raw: string | undefined, fallback: boolean): 
 /** The bridge refuses shorter secrets (docs/bridge-protocol.md §4). */
 export const MIN_BRIDGE_SECRET_BYTES = 16;
 
-function parseTerminal(raw: string | undefined, secret: string | undefined): TerminalChoice {
+function parseTerminal(raw: string | undefined, secret: string | undefined, compressionRaw?: string): TerminalChoice {
+  const compression = (compressionRaw ?? '').trim().toLowerCase() || 'auto';
+  if (compression !== 'auto' && compression !== 'zstd' && compression !== 'none') {
+    throw new ConfigError(`TRADEAPI_BRIDGE_COMPRESSION must be auto, zstd or none; got ${JSON.stringify(compressionRaw)}`);
+  }
   if (raw === undefined || raw.trim() === '' || raw.trim().toLowerCase() === 'sim') return 'sim';
   const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.trim());
   const port = m ? Number(m[2]) : NaN;
@@ -606,7 +612,7 @@ function parseTerminal(raw: string | undefined, secret: string | undefined): Ter
   }
   const host = m[1]!.replace(/^\[(.*)\]$/, '$1');
   const url = `tcp://${m[1]}:${port}`;
-  const target = { kind: 'bridge' as const, url, host, port, toJSON: () => ({ kind: 'bridge' as const, url }) };
+  const target = { kind: 'bridge' as const, url, host, port, compression, toJSON: () => ({ kind: 'bridge' as const, url, compression }) };
   // Not enumerable: spreading or inspecting the config never shows it.
   Object.defineProperty(target, 'secret', { value: secret, enumerable: false });
   return target as BridgeTarget;

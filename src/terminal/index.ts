@@ -59,7 +59,7 @@ export function simServerZone(zone: ServerZone, nowMs = Date.now()): Pick<SimCon
 /** The terminal the settings name (TRADEAPI_TERMINAL, TRADEAPI_SIM_SERVER_TZ), as `serve` and `export` open it. */
 export function openConfiguredTerminal(settings: Pick<TerminalSettings, 'terminal' | 'simServerTz' | 'simClockStartMs'>): Terminal {
   const target = settings.terminal;
-  if (target !== 'sim') return openBridgeTerminal(target.url, target.secret);
+  if (target !== 'sim') return openBridgeTerminal(target.url, target.secret, { compression: target.compression });
   return openSimTerminal({
     ...(settings.simServerTz ? simServerZone(settings.simServerTz) : {}),
     ...(settings.simClockStartMs !== undefined ? { clockStartMs: settings.simClockStartMs } : {}),

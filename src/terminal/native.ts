@@ -110,7 +110,11 @@ export interface BridgeConfig {
   /** Reconnect backoff after a failure: first delay, doubling up to the max (defaults 100 / 1000 ms). */
   backoffInitialMs?: number;
   backoffMaxMs?: number;
+  /** Series compression to ask the bridge for (TRADEAPI_BRIDGE_COMPRESSION): auto (default) = none on a loopback address, zstd otherwise; zstd falls back to none when the bridge does not offer it. */
+  compression?: BridgeCompression;
 }
+
+export type BridgeCompression = 'auto' | 'zstd' | 'none';
 
 export interface NativeAddon {
   createSimTerminal(config?: SimConfig, options?: { queueTimeoutMs?: number }): NativeTerminal;

@@ -391,7 +391,7 @@ if (skip) {
     });
     tt.teardown(() => bridge.kill());
     const sim = await serve(tt, openSimTerminal(CONFIG));
-    const viaBridge = await serve(tt, openBridgeTerminal(`tcp://127.0.0.1:${port}`, SECRET, { backoffMaxMs: 500 }));
+    const viaBridge = await serve(tt, openBridgeTerminal(`tcp://127.0.0.1:${port}`, SECRET, { backoffMaxMs: 500, compression: 'zstd' }));
 
     // Tickets to ask for, found on the simulator (the world holds the same).
     const first = async <T>(p: string, pick: (rows: T[]) => number | undefined): Promise<number> => {

@@ -262,7 +262,7 @@ function rawConnection(port: number, authenticate: boolean, bytes: Buffer): Prom
           const ns = Buffer.from((JSON.parse(f.payload.toString()) as { nonce: string }).nonce, 'hex');
           const nc = randomBytes(32);
           const mac = createHmac('sha256', SECRET).update(Buffer.concat([Buffer.from('tradeapi-bridge/1 client'), ns, nc])).digest('hex');
-          const payload = Buffer.from(JSON.stringify({ protocol: 1, nonce: nc.toString('hex'), mac }));
+          const payload = Buffer.from(JSON.stringify({ protocol: 2, nonce: nc.toString('hex'), mac }));
           const h = Buffer.alloc(16);
           h.write('TB', 0, 'latin1');
           h[2] = 1;

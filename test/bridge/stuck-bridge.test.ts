@@ -27,22 +27,23 @@ function frame(type: number, id: number, body: object): Buffer {
 }
 
 interface FakeOptions {
-  /** HELLO's protocol (1 = this gateway's). */
+  /** HELLO's protocol (2 = this gateway's; it still speaks 1). */
   protocol?: number;
   /** Milliseconds between the trickled bytes of every reply but bridge_status's. */
   trickleMs?: number;
 }
 
 /** A fake bridge; its port, and how many replies it has begun to trickle. */
-async function fakeBridge(tt: Test, options: FakeOptions = {}): Promise<{ port: number; trickling: () => number }> {
+async function fakeBridge(tt: Test, options: FakeOptions = {}): Promise<{ port: number; trickling: () => number; auths: () => Record<string, unknown>[] }> {
   const sockets = new Set<net.Socket>();
+  const auths: Record<string, unknown>[] = [];
   let trickling = 0;
   const server = net.createServer((sock) => {
     sockets.add(sock);
     sock.on('error', () => undefined);
     sock.on('close', () => sockets.delete(sock));
     const ns = randomBytes(32);
-    sock.write(frame(0x01, 0, { protocol: options.protocol ?? 1, nonce: ns.toString('hex'), bridge: 'fake-9.9' }));
+    sock.write(frame(0x01, 0, { protocol: options.protocol ?? 2, nonce: ns.toString('hex'), bridge: 'fake-9.9' }));
     let buf = Buffer.alloc(0);
     sock.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
@@ -52,8 +53,9 @@ async function fakeBridge(tt: Test, options: FakeOptions = {}): Promise<{ port: 
         const body = JSON.parse(buf.subarray(16, 16 + buf.readUInt32LE(12)).toString() || '{}') as Record<string, unknown>;
         buf = buf.subarray(16 + buf.readUInt32LE(12));
         if (type === 0x02) {
-          if (body.protocol !== (options.protocol ?? 1)) {
-            sock.end(frame(0x12, 0, { kind: 'protocol', code: -5, message: `protocol ${String(body.protocol)} not supported; this bridge speaks ${options.protocol ?? 1}` }));
+          auths.push(body);
+          if (body.protocol !== (options.protocol ?? 2)) {
+            sock.end(frame(0x12, 0, { kind: 'protocol', code: -5, message: `protocol ${String(body.protocol)} not supported; this bridge speaks ${options.protocol ?? 2}` }));
             return;
           }
           const nc = Buffer.from(String(body.nonce), 'hex');
@@ -83,7 +85,7 @@ async function fakeBridge(tt: Test, options: FakeOptions = {}): Promise<{ port: 
     for (const s of sockets) s.destroy();
     server.close();
   });
-  return { port: (server.address() as net.AddressInfo).port, trickling: () => trickling };
+  return { port: (server.address() as net.AddressInfo).port, trickling: () => trickling, auths: () => auths };
 }
 
 interface Health {
@@ -155,14 +157,23 @@ t.test('SIGTERM stops the gateway within grace + 5 s while a bridge trickles a r
 });
 
 t.test('a bridge of another protocol version is named as such at the handshake and in /health', async (tt) => {
-  const fake = await fakeBridge(tt, { protocol: 2 });
+  const fake = await fakeBridge(tt, { protocol: 3 });
   const { get } = await startGateway(tt, fake.port, SECRET, { terminal: { backoffMaxMs: 200, callTimeoutMs: 1500 } });
   const res = await get('/account');
   const body = (await res.json()) as { detail?: string };
   tt.equal(res.status, 503);
-  tt.match(body.detail ?? '', /protocol 2 \(bridge fake-9.9\), this gateway speaks protocol 1/, `detail: ${body.detail}`);
+  tt.match(body.detail ?? '', /protocol 3 \(bridge fake-9.9\), this gateway speaks protocol 2 \(and 1\): upgrade the older/, `detail: ${body.detail}`);
   const h = await health(get);
   tt.equal(h.status, 503);
   tt.equal(h.body.bridge?.state, 'version_mismatch', `bridge: ${JSON.stringify(h.body.bridge)}`);
-  tt.match(h.body.bridge?.last_error?.message ?? '', /protocol 2/);
+  tt.match(h.body.bridge?.last_error?.message ?? '', /protocol 3/);
+});
+
+t.test('a bridge of protocol 1 (rows, before the compact link) is still served', async (tt) => {
+  const fake = await fakeBridge(tt, { protocol: 1 });
+  const { get } = await startGateway(tt, fake.port, SECRET, { terminal: { backoffMaxMs: 200, callTimeoutMs: 1500 } });
+  const h = await health(get); // 503: this fake's terminal never answers, but the bridge is reached
+  tt.equal(h.body.bridge?.state, 'ok', `/health: ${JSON.stringify(h.body)}`);
+  tt.equal(fake.auths().at(-1)?.protocol, 1, 'the gateway answered HELLO protocol 1 with AUTH protocol 1');
+  tt.notOk('compression' in (fake.auths().at(-1) ?? {}), 'and asked for no compression');
 });

@@ -48,20 +48,20 @@ function withVenvLock<T>(fn: () => T): T {
   }
 }
 
-/** build/bridge-venv with the bridge's pinned numpy (as bridge/tests/run.sh makes it); a reason to skip, or undefined. */
+/** build/bridge-venv with the bridge's pinned numpy and zstandard (as bridge/tests/run.sh makes it); a reason to skip, or undefined. */
 export function prepareVenv(): string | undefined {
-  const numpy = () => existsSync(PY) && spawnSync(PY, ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
+  const numpy = () => existsSync(PY) && spawnSync(PY, ['-c', 'import numpy, zstandard'], { stdio: 'ignore' }).status === 0;
   if (numpy()) return undefined;
   return withVenvLock(() => (numpy() ? undefined : createVenv(numpy)));
 }
 
 function createVenv(numpy: () => boolean): string | undefined {
   if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) return 'python3 is not installed';
-  let r = spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
+  let r = existsSync(PY) ? { status: 0, stderr: '' } : spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
   if (r.status !== 0) return `python3 -m venv is unavailable: ${(r.stderr || '').trim().split('\n').pop()}`;
   r = spawnSync(PY, ['-m', 'pip', 'install', '-q', '-r', path.join(root, 'bridge/tests/requirements.txt')], { encoding: 'utf8' });
   if (r.status !== 0) return `pip could not install the bridge's requirements: ${(r.stderr || '').trim().split('\n').pop()}`;
-  return numpy() ? undefined : 'numpy does not import in build/bridge-venv';
+  return numpy() ? undefined : 'numpy or zstandard does not import in build/bridge-venv';
 }
 
 export function freePort(): Promise<number> {

@@ -65,6 +65,15 @@ t.test('TRADEAPI_TERMINAL=tcp://HOST:PORT: a bridge, with TRADEAPI_BRIDGE_SECRET
   for (const bad of ['tcp://127.0.0.1', 'tcp://127.0.0.1:0', 'tcp://127.0.0.1:70000', 'http://127.0.0.1:18812', 'tcp://a b:1', 'tcp://h:1/x', 'bridge']) {
     t.throws(() => loadConfig({ TRADEAPI_TERMINAL: bad, TRADEAPI_BRIDGE_SECRET: secret }), { name: 'ConfigError', message: /TRADEAPI_TERMINAL must be 'sim' or tcp:\/\/HOST:PORT/ }, bad);
   }
+  t.equal(c.terminal !== 'sim' && c.terminal.compression, 'auto', 'TRADEAPI_BRIDGE_COMPRESSION defaults to auto');
+  for (const value of ['zstd', 'none', 'auto', ' ZSTD ']) {
+    const b = loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: secret, TRADEAPI_BRIDGE_COMPRESSION: value });
+    t.equal(b.terminal !== 'sim' && b.terminal.compression, value.trim().toLowerCase(), `TRADEAPI_BRIDGE_COMPRESSION=${value}`);
+  }
+  for (const bad of ['lz4', 'gzip', 'zstd:3']) {
+    t.throws(() => loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: secret, TRADEAPI_BRIDGE_COMPRESSION: bad }),
+      { name: 'ConfigError', message: /TRADEAPI_BRIDGE_COMPRESSION must be auto, zstd or none/ }, bad);
+  }
   t.throws(() => loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812' }), { message: /needs TRADEAPI_BRIDGE_SECRET/ });
   t.throws(() => loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: 'short' }), { message: /at least 16 bytes/ });
 });
