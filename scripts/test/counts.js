@@ -8,13 +8,17 @@
  */
 export function tapCounts(output, ok) {
   const c = { passed: 0, failed: 0, skipped: 0 };
+  const reasons = new Set();
   let fileFailures = 0;
   let filePoints = 0;
   for (const line of output.split('\n')) {
-    const point = /^    (not )?ok \d+ - .*?(?: # (SKIP|TODO)\b.*)?$/.exec(line);
+    const point = /^    (not )?ok \d+ - .*?(?: # (SKIP|TODO)\b:? ?(.*))?$/.exec(line);
     if (point) {
       filePoints++;
-      if (point[2]) c.skipped++;
+      if (point[2]) {
+        c.skipped++;
+        if (point[2] === 'SKIP' && point[3]) reasons.add(point[3].trim());
+      }
       else if (point[1]) { c.failed++; fileFailures++; }
       else c.passed++;
       continue;
@@ -29,6 +33,12 @@ export function tapCounts(output, ok) {
     }
   }
   if (!ok && c.failed === 0) c.failed = 1;
+  // What was skipped and why, for the stage table (a stage that skipped everything must say so
+  // there, not only in its log).
+  if (reasons.size > 0) {
+    const list = [...reasons];
+    c.note = `skipped: ${list.slice(0, 2).join('; ')}${list.length > 2 ? ` (+${list.length - 2} more reasons in the log)` : ''}`;
+  }
   return c;
 }
 
