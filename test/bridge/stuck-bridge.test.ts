@@ -12,6 +12,7 @@ import t, { type Test } from 'tap';
 
 import { SECRET, startGateway, type Get } from '../helpers/bridge.js';
 import { cliCommand, root } from '../helpers/cli.js';
+import { patience } from '../helpers/patience.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -141,19 +142,23 @@ t.test('SIGTERM stops the gateway within grace + 5 s while a bridge trickles a r
   tt.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  for (let i = 0; i < 100 && !out.includes('tradeapi serving'); i++) await sleep(100);
+  // A CLI start: ~0.5 s idle.
+  const serving = Date.now() + patience(1_000);
+  while (!out.includes('tradeapi serving') && Date.now() < serving) await sleep(100);
   tt.ok(out.includes('tradeapi serving'), 'the gateway started');
   // The startup version() call and this request both reach the trickling bridge.
   void fetch(`http://127.0.0.1:${port}/account`).then((r) => r.arrayBuffer(), () => undefined);
-  for (let i = 0; i < 50 && fake.trickling() < 1; i++) await sleep(100);
+  const trickling = Date.now() + patience(500);
+  while (fake.trickling() < 1 && Date.now() < trickling) await sleep(100);
   tt.ok(fake.trickling() >= 1, 'a reply is being trickled');
   const signalled = Date.now();
   child.kill('SIGTERM');
-  const giveUp = new Promise<'still running'>((r) => setTimeout(() => r('still running'), 20_000).unref());
+  const giveUp = new Promise<'still running'>((r) => setTimeout(() => r('still running'), 6_000 + patience(1_000)).unref());
   const code = await Promise.race([exited, giveUp]);
   const ms = Date.now() - signalled;
   tt.equal(code, 0, `exit status (${ms} ms after SIGTERM)`);
-  tt.ok(ms < 6000, `exited ${ms} ms after SIGTERM (documented bound: grace 1 s + 5 s)`);
+  // The documented bound (grace 1 s + 5 s), plus the allowance for the exit itself on a loaded machine.
+  tt.ok(ms < 6_000 + patience(300), `exited ${ms} ms after SIGTERM (documented bound: grace 1 s + 5 s)`);
 });
 
 t.test('a bridge of another protocol version is named as such at the handshake and in /health', async (tt) => {

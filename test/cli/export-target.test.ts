@@ -14,6 +14,7 @@ import path from 'node:path';
 import t from 'tap';
 
 import { cliCommand } from '../helpers/cli.js';
+import { patience } from '../helpers/patience.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-export-target-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,7 +41,7 @@ function exportCli(args: readonly string[], onSpawn?: (pid: number) => void): Pr
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => stdout.push(d));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), patience(9_000));
     child.on('error', reject);
     child.on('spawn', () => onSpawn?.(child.pid as number));
     child.on('close', (code) => {
@@ -126,7 +127,7 @@ await t.test('a FIFO is written straight into and stays a FIFO', { skip: fifo.st
   const r = await exportCli([...RANGE, '--format', 'json', '-o', 'pipe']);
   t.equal(r.code, 0, r.stderr);
   // A reader still waiting for a writer after the export has ended would wait for ever.
-  const hung = setTimeout(() => reader.kill(), 5_000);
+  const hung = setTimeout(() => reader.kill(), patience(500));
   t.equal(await readerDone, 0, 'the reader saw the end of the stream');
   clearTimeout(hung);
   t.ok(Buffer.concat(got).equals(expected), 'the reader got the whole export');
@@ -166,7 +167,7 @@ await t.test('-o - writes to stdout', async (t) => {
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' });
 await t.test('-o - refuses Parquet and Arrow to a terminal', { skip: script.status === 0 ? false : 'util-linux script is not installed' }, async (t) => {
   const command = [process.execPath, ...cliCommand(), 'export', ...RANGE, '--format', 'parquet', '-o', '-'].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, env: childEnv(), encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, env: childEnv(), encoding: 'utf8', timeout: patience(6_000) });
   t.equal(r.status, 2, 'exit 2');
   t.match(r.stdout, /tradeapi export: .*terminal/, 'says why');
   t.notMatch(r.stdout, /PAR1/, 'no binary on the screen');
@@ -214,7 +215,7 @@ await t.test('SIGTERM while replacing a 600 file: FILE as it was, the temp file 
   let pid = 0;
   const run = exportCli(['ticks', 'EURUSD', '--from', '2023-12-01T00:00:00Z', '--to', '2024-01-01T00:00:00Z', '-o', file], (p) => (pid = p));
   const temp = (): string => at(`${file}.tmp-${pid}`);
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + patience(6_000);
   let tempMode: number | undefined;
   while (Date.now() < deadline && tempMode === undefined) {
     try {

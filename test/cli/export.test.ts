@@ -17,6 +17,7 @@ import { cliCommand, root } from '../helpers/cli.js';
 import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { testPython } from '../helpers/python.js';
 import { serve } from '../helpers/server.js';
+import { patience } from '../helpers/patience.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Configured by npm test (TRADEAPI_TEST_PYTHON): a Python without pyarrow is then a failure, not a skip.
@@ -50,7 +51,7 @@ function exportCli(args: readonly string[], options: { env?: Record<string, stri
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), patience(9_000));
     child.on('error', reject);
     child.on('spawn', () => options.onSpawn?.(child.pid as number));
     child.on('close', (code, signal) => {
@@ -150,7 +151,7 @@ await t.test('SIGINT while writing a big range: no FILE, no temp file, exit 130'
   const run = exportCli(['ticks', 'EURUSD', '--from', '2023-11-01T00:00:00Z', '--to', '2024-01-01T00:00:00Z', '-o', file], { onSpawn: (p) => (pid = p) });
   const temp = (): string | undefined => leftovers(file).find((f) => f.startsWith(`${file}.tmp-`));
   // Wait until the export is well into writing.
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + patience(6_000);
   let size = 0;
   while (Date.now() < deadline) {
     const tmp = temp();
@@ -195,7 +196,7 @@ await t.test('a progress line on a TTY', { skip: script.status === 0 ? false : '
   const command = [process.execPath, ...cliCommand(), 'export', 'ticks', 'EURUSD', '--from', '2023-12-01T00:00:00Z', '--to', '2024-01-01T00:00:00Z', '-o', path.join(dir, 'tty.parquet')]
     .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
     .join(' ');
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: root, env: childEnv(), encoding: 'utf8', timeout: 90_000 });
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: root, env: childEnv(), encoding: 'utf8', timeout: patience(9_000) });
   t.equal(r.status, 0, 'exported', { stderr: r.stderr });
   const lines = r.stdout.split(/\r|\n/).map((l) => l.replace(/\x1b\[K/g, '').trim()).filter((l) => l !== '');
   t.ok(lines.some((l) => /^EURUSD ticks: [\d,]+ rows, [\d.]+ MB, [\d,]+ rows\/s, \d+ %/.test(l)), 'rows, MB, rows/s, % of the range', { lines: lines.slice(0, 5) });

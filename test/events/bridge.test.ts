@@ -6,6 +6,7 @@ import t from 'tap';
 
 import { Bridge, freePort, prepareVenv, startGateway, waitFor } from '../helpers/bridge.js';
 import { SseClient, type TickData } from '../helpers/sse.js';
+import { patience } from '../helpers/patience.js';
 
 const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 const fieldsOf = (tick: Record<string, number> | TickData): Record<string, number> =>
@@ -26,7 +27,7 @@ if (skip) {
     const gw = await startGateway(t, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
     const url = `${gw.base}/events?symbols=${SYMBOLS.join(',')}`;
     // _configure dropped the stand-in's connection: wait for the bridge to have reconnected.
-    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), 20_000);
+    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
     t.ok(up, 'the bridge has its terminal');
     // The clock moves on in steps; each step makes about a second of ticks appear at once.
     const advance = async (steps: number): Promise<void> => {
@@ -39,7 +40,7 @@ if (skip) {
     const first = await SseClient.open(url);
     t.equal(first.status, 200);
     await advance(5);
-    await first.waitFor(() => first.ticks.length >= 6, 10_000, 'ticks from the bridge');
+    await first.waitFor(() => first.ticks.length >= 6, patience(2_000), 'ticks from the bridge');
     await new Promise((r) => setTimeout(r, 200)); // the last step's ticks
     first.close();
     const seen = first.ticks;
@@ -55,7 +56,7 @@ if (skip) {
     await new Promise((r) => setTimeout(r, 300));
     // Every symbol caught up past what the first connection saw of it.
     const lastOf = (symbol: string): number => Math.max(0, ...seen.filter((k) => k.symbol === symbol).map((k) => k.time_msc));
-    await second.waitFor(() => SYMBOLS.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > lastOf(s))), 10_000, 'the resumed stream');
+    await second.waitFor(() => SYMBOLS.every((s) => second.ticks.some((k) => k.symbol === s && k.time_msc > lastOf(s))), patience(2_000), 'the resumed stream');
     t.notOk(second.messages.some((m) => m.event === 'gap'), 'no gap');
     // Per symbol: across symbols, live ticks are merged per poll, and one step of the clock can
     // reach two symbols' polls in different cycles.

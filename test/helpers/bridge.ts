@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import { openBridgeTerminal, type BridgeOptions, type Terminal } from '../../src/terminal/index.js';
 import { root } from './cli.js';
+import { patience } from './patience.js';
 
 export const VENV = path.join(root, 'build/bridge-venv');
 export const PY = path.join(VENV, 'bin/python');
@@ -98,7 +99,7 @@ export class Bridge {
     });
     const b = new Bridge(proc);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`bridge did not listen:\n${b.log}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`bridge did not listen:\n${b.log}`)), patience(3_000));
       proc.stderr!.on('data', (d: Buffer) => {
         const before = b.log.length;
         b.log += d.toString();

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { patience } from './patience.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -27,7 +28,7 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, options:
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a server that did start is a failure, not a hang
+    const timer = setTimeout(() => child.kill('SIGKILL'), patience(3_000)); // a server that did start is a failure, not a hang
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
