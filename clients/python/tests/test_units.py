@@ -36,6 +36,18 @@ class Shapes(unittest.TestCase):
             self.assertEqual(list(r._asdict()), list(theirs.__match_args__))
             self.assertFalse(hasattr(r, "_fields") or hasattr(r, "_replace"))
 
+    def test_real_signatures(self):
+        import inspect
+        sig = inspect.signature(mt5.copy_ticks_range)
+        self.assertEqual(list(sig.parameters), ["symbol", "date_from", "date_to", "flags"])
+        self.assertTrue(all(p.kind == p.POSITIONAL_ONLY for p in sig.parameters.values()))
+        self.assertEqual(sig.return_annotation, "Optional[Series]")
+        enable = inspect.signature(mt5.symbol_select).parameters["enable"]
+        self.assertEqual((enable.default, enable.annotation), (True, "bool"))
+        self.assertEqual(mt5.Tick.__annotations__["bid"], "float")
+        with self.assertRaises(AttributeError):
+            mt5.Tick(range(8)).bid = 1.0  # read-only, as the real records
+
     def test_functions(self):
         for name in mt5.FUNCTIONS:
             self.assertTrue(callable(getattr(mt5, name)), name)
