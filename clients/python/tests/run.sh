@@ -3,7 +3,8 @@
 # vermin; vermin --target=3.9- on the package and its tests; `pip install ./clients/python` into a
 # second, empty venv must pull in numpy and nothing else, and a wheel must build; then every
 # unittest suite in clients/python/tests (units, the parity suite: client -> gateway -> bridge ->
-# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python"),
+# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python",
+# mypy --strict over the package and the README's examples: test_typing.py),
 # the optional extras' tests with pyarrow and pandas where a venv has them (below).
 # Needs node and the built gateway (npm run build:ts). Prints "N passed, N failed".
 #
@@ -35,6 +36,7 @@ print("pip install ./clients/python: %s" % ", ".join(names))
 PY
 "$INSTALL/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$ROOT/build/client-wheel" "$ROOT/clients/python"
 ls "$ROOT/build/client-wheel"/tradeapi_client-*.whl
+"$INSTALL/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); assert "tradeapi_client/py.typed" in names, "the wheel lacks py.typed"' "$ROOT/build/client-wheel"/tradeapi_client-*.whl
 rm -rf "$INSTALL"
 
 cd "$ROOT/clients/python/tests"
