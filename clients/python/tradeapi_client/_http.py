@@ -187,7 +187,7 @@ class Gateway(object):
                 if time.monotonic() + wait < deadline:
                     time.sleep(wait)
                     continue
-                raise Fail(-10005)
+                raise Fail(-10005, _refused(p, kind, wait))
             raise p
 
     def read_json_body(self, resp: Response, conn: Connection) -> bytes:
@@ -277,6 +277,14 @@ def _retry_after(value: Optional[str]) -> float:
         return max(0.0, float(value))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return 1.0
+
+
+def _refused(p: Problem, kind: str, wait: float) -> str:
+    """last_error()'s text for a busy answer still refused at the call's deadline: who refused, and when to retry."""
+    why = "the gateway's rate limit refused the call (429" if p.status == 429 else \
+        "the gateway is busy (%d %s" % (p.status, kind)
+    detail = (": " + p.detail[:200]) if p.detail else ""
+    return "IPC timeout: %s%s); retry after %g s" % (why, detail, wait)
 
 
 def fail_of(exc: BaseException) -> Fail:
