@@ -3,7 +3,8 @@
 # vermin; vermin --target=3.9- on the package and its tests; `pip install ./clients/python` into a
 # second, empty venv must pull in numpy and nothing else, and a wheel must build; then every
 # unittest suite in clients/python/tests (units, the parity suite: client -> gateway -> bridge ->
-# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python"),
+# the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python",
+# mypy --strict over the package and the README's examples: test_typing.py),
 # the optional extras' tests with pyarrow and pandas where a venv has them (below).
 # Needs node and the built gateway (npm run build:ts). Prints "N passed, N failed".
 #
@@ -15,6 +16,12 @@ TAG=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 VENV="$ROOT/build/client-venv-$TAG"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$ROOT/clients/python/tests/requirements.txt"
+# Under CI, the [polars] extra (its pinned polars; the package itself uninstalled again: the tests
+# import it from the source tree), so that test_polars.py runs; elsewhere it skips without polars.
+if [ -n "${CI:-}" ]; then
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$ROOT/clients/python[polars]"
+  "$VENV/bin/python" -m pip uninstall -q -y tradeapi-client
+fi
 "$VENV/bin/python" -c 'import sys; print("client tests on Python %s (%s)" % (sys.version.split()[0], sys.executable))'
 "$VENV/bin/vermin" --target=3.9- --no-tips --violations --eval-annotations \
   "$ROOT/clients/python/tradeapi_client" "$ROOT/clients/python/tests"
@@ -35,6 +42,7 @@ print("pip install ./clients/python: %s" % ", ".join(names))
 PY
 "$INSTALL/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$ROOT/build/client-wheel" "$ROOT/clients/python"
 ls "$ROOT/build/client-wheel"/tradeapi_client-*.whl
+"$INSTALL/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); assert "tradeapi_client/py.typed" in names, "the wheel lacks py.typed"' "$ROOT/build/client-wheel"/tradeapi_client-*.whl
 rm -rf "$INSTALL"
 
 cd "$ROOT/clients/python/tests"

@@ -36,6 +36,18 @@ class Shapes(unittest.TestCase):
             self.assertEqual(list(r._asdict()), list(theirs.__match_args__))
             self.assertFalse(hasattr(r, "_fields") or hasattr(r, "_replace"))
 
+    def test_real_signatures(self):
+        import inspect
+        sig = inspect.signature(mt5.copy_ticks_range)
+        self.assertEqual(list(sig.parameters), ["symbol", "date_from", "date_to", "flags"])
+        self.assertTrue(all(p.kind == p.POSITIONAL_ONLY for p in sig.parameters.values()))
+        self.assertEqual(sig.return_annotation, "Optional[Series]")
+        enable = inspect.signature(mt5.symbol_select).parameters["enable"]
+        self.assertEqual((enable.default, enable.annotation), (True, "bool"))
+        self.assertEqual(mt5.Tick.__annotations__["bid"], "float")
+        with self.assertRaises(AttributeError):
+            mt5.Tick(range(8)).bid = 1.0  # read-only, as the real records
+
     def test_functions(self):
         for name in mt5.FUNCTIONS:
             self.assertTrue(callable(getattr(mt5, name)), name)
@@ -100,6 +112,50 @@ class Busy(unittest.TestCase):
             self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d/api/v1" % server.server_port, timeout=5000))
             self.assertEqual(mt5.symbols_total(), 7)
             self.assertEqual(len(hits), 4)
+        finally:
+            mt5.shutdown()
+            server.shutdown()
+            server.server_close()
+
+
+    def test_429_past_the_timeout_says_rate_limited_and_when_to_retry(self):
+        class H(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                if self.path.endswith("/server-time"):
+                    status, body, headers = 200, {"utc": True, "zone": "UTC", "transitions": []}, {}
+                elif self.path.endswith("/symbols/total"):
+                    status, headers = 429, {"Retry-After": "30"}
+                    body = {"type": "/errors/rate-limit-exceeded", "status": 429, "detail": "60 requests per minute"}
+                else:
+                    status, headers = 503, {"Retry-After": "7"}
+                    body = {"type": "/errors/too-many-streams", "status": 503, "detail": "2 streams at once"}
+                raw = json.dumps(body).encode()
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *a):
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d" % server.server_port, timeout=2000))
+            started = time.monotonic()
+            self.assertIsNone(mt5.symbols_total())
+            self.assertLess(time.monotonic() - started, 1.5 + harness.LOADED_MACHINE_SLACK)  # not a wait of 30 s
+            code, text = mt5.last_error()
+            self.assertEqual(code, -10005)
+            self.assertEqual(text, "IPC timeout: the gateway's rate limit refused the call (429: 60 requests per "
+                                   "minute); retry after 30 s")
+            self.assertIsNone(mt5.copy_ticks_range("EURUSD", 0, 10, mt5.COPY_TICKS_ALL))
+            self.assertEqual(mt5.last_error(), (-10005, "IPC timeout: the gateway is busy (503 too-many-streams: "
+                                                         "2 streams at once); retry after 7 s"))
         finally:
             mt5.shutdown()
             server.shutdown()

@@ -1,6 +1,10 @@
 """last_error() codes and texts of the real package, and how the gateway's answers map onto them."""
 
-MESSAGES = {
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional
+
+MESSAGES: Dict[int, str] = {
     1: "Success",
     -1: "Terminal: Call failed",
     -2: "Terminal: Invalid params",
@@ -24,7 +28,7 @@ OK = (1, "Success")
 class Fail(Exception):
     """A call fails with (code, message): the function returns None/False and last_error() says why."""
 
-    def __init__(self, code, message=None):
+    def __init__(self, code: int, message: Optional[str] = None) -> None:
         Exception.__init__(self, code, message)
         self.code = code
         self.message = MESSAGES.get(code, "Terminal: Call failed") if message is None else message
@@ -33,13 +37,13 @@ class Fail(Exception):
 class Problem(Exception):
     """An RFC 7807 answer of the gateway."""
 
-    def __init__(self, status, body, headers=None):
+    def __init__(self, status: int, body: Any, headers: Optional[Mapping[str, str]] = None) -> None:
         self.status = status
-        self.body = body if isinstance(body, dict) else {}
+        self.body: Dict[str, Any] = body if isinstance(body, dict) else {}
         kind, detail = self.body.get("type"), self.body.get("detail")
         self.type = kind if isinstance(kind, str) else ""  # a body of another shape: a bare status
         self.detail = detail if isinstance(detail, str) else ""
-        self.headers = headers or {}
+        self.headers: Mapping[str, str] = headers or {}
         Exception.__init__(self, "%s %s: %s" % (status, self.type, self.detail))
 
 
@@ -64,7 +68,7 @@ _BY_TYPE = {
 }
 
 
-def problem_to_fail(p):
+def problem_to_fail(p: Problem) -> Fail:
     """The (code, message) a call answered with problem ``p`` fails with."""
     kind = p.type.rsplit("/", 1)[-1]
     code = _BY_TYPE.get(kind)

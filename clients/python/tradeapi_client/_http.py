@@ -14,18 +14,22 @@ another address), as is any other status that is not 4xx/5xx, an answer that is 
 malformed, or is longer than its bound: ``max_json_bytes`` for JSON, the rows asked for (and
 ``max_series_bytes`` when set) for series. Whatever a request raises becomes a Fail here, save
 what is not an ``Exception`` (KeyboardInterrupt), which closes the connection and propagates."""
+from __future__ import annotations
+
 import http.client
 import json
 import socket
 import ssl
 import threading
 import time
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import quote, urlencode, urlsplit
 
 import numpy as np
+import numpy.typing as npt
 
 from ._errors import Fail, Problem, problem_to_fail
-from ._wire import Connection, TooLarge
+from ._wire import Connection, Response, TooLarge
 
 USER_AGENT = "tradeapi-client"
 # Answers worth waiting for (their Retry-After): the gateway is busy, not broken.
@@ -38,7 +42,7 @@ _FIRST_SERIES_BUFFER = 1 << 22  # a series buffer starts at most this large, wha
 _RECV_FAILED = "IPC recv failed"
 
 
-def transport_fail(exc, answered):
+def transport_fail(exc: BaseException, answered: bool) -> Fail:
     """The Fail for an exception a request raised. ``answered``: the gateway had begun its answer
     (a connection lost then is a cut answer, -10002, not an unreachable gateway, -10004)."""
     if isinstance(exc, Fail):
@@ -60,7 +64,7 @@ def transport_fail(exc, answered):
     return Fail(-10002, "%s: %s" % (_RECV_FAILED, type(exc).__name__))
 
 
-def is_loopback(host):
+def is_loopback(host: Optional[str]) -> bool:
     h = (host or "").strip("[]").lower()
     return h in ("localhost", "::1") or h.startswith("127.") or h.endswith(".localhost")
 
@@ -68,8 +72,8 @@ def is_loopback(host):
 class Gateway(object):
     """One gateway: base URL (with any route prefix), API key, timeout (seconds), bounds."""
 
-    def __init__(self, url, key=None, timeout=60.0, encoding=None, max_json_bytes=DEFAULT_MAX_JSON_BYTES,
-                 max_series_bytes=None):
+    def __init__(self, url: str, key: Optional[str] = None, timeout: float = 60.0, encoding: Optional[str] = None,
+                 max_json_bytes: Optional[int] = DEFAULT_MAX_JSON_BYTES, max_series_bytes: Optional[int] = None) -> None:
         parts = urlsplit(url if "://" in url else "http://" + url)
         if parts.scheme not in ("http", "https"):
             raise ValueError("unsupported URL scheme %r (http or https)" % parts.scheme)
@@ -86,16 +90,16 @@ class Gateway(object):
         self.max_series_bytes = max_series_bytes
         self.loopback = is_loopback(self.host)
         self.encoding = encoding
-        self._idle = []
+        self._idle: List[Connection] = []
         self._lock = threading.Lock()
         self._closed = False
 
     # ------------------------------------------------------------------ connections
 
-    def _new_connection(self):
+    def _new_connection(self) -> Connection:
         return Connection(self.host, self.port, self.timeout, ssl.create_default_context() if self.https else None)
 
-    def _acquire(self, deadline):
+    def _acquire(self, deadline: float) -> Tuple[Connection, bool]:
         with self._lock:
             conn = self._idle.pop() if self._idle else None
         reused = conn is not None
@@ -104,14 +108,14 @@ class Gateway(object):
         conn.deadline, conn.idle = deadline, None
         return conn, reused
 
-    def _release(self, conn):
+    def _release(self, conn: Connection) -> None:
         with self._lock:
             if not self._closed and len(self._idle) < _IDLE_POOL:
                 self._idle.append(conn)
                 return
         conn.close()
 
-    def close(self):
+    def close(self) -> None:
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
@@ -120,7 +124,7 @@ class Gateway(object):
 
     # ------------------------------------------------------------------ requests
 
-    def path(self, path, query=None):
+    def path(self, path: str, query: Optional[Mapping[str, Any]] = None) -> str:
         target = self.prefix + path
         if query:
             pairs = [(k, v) for k, v in query.items() if v is not None]
@@ -128,7 +132,7 @@ class Gateway(object):
                 target += "?" + urlencode(pairs, quote_via=quote)
         return target
 
-    def _headers(self, accept, body, extra):
+    def _headers(self, accept: str, body: Optional[bytes], extra: Optional[Mapping[str, str]]) -> Dict[str, str]:
         h = {"Accept": accept, "User-Agent": USER_AGENT}
         if self.key:
             h["X-API-Key"] = self.key
@@ -138,8 +142,9 @@ class Gateway(object):
             h.update(extra)
         return h
 
-    def open(self, method, path, query=None, body=None, accept="application/json", timeout=None, headers=None,
-             deadline=None):
+    def open(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None,
+             accept: str = "application/json", timeout: Optional[float] = None, headers: Optional[Mapping[str, str]] = None,
+             deadline: Optional[float] = None) -> Tuple[Response, Connection]:
         """Sends a request; returns (response, connection) once a 2xx answer's head has arrived, the
         body not yet read. ``deadline`` (a time.monotonic() instant; default now + timeout) bounds
         everything until then. Raises Fail for transport failures, exhausted retries and answers
@@ -182,10 +187,10 @@ class Gateway(object):
                 if time.monotonic() + wait < deadline:
                     time.sleep(wait)
                     continue
-                raise Fail(-10005)
+                raise Fail(-10005, _refused(p, kind, wait))
             raise p
 
-    def read_json_body(self, resp, conn):
+    def read_json_body(self, resp: Response, conn: Connection) -> bytes:
         """A JSON answer's body: at most max_json_bytes, by the connection's deadline."""
         try:
             raw = resp.read(limit=self.max_json_bytes)
@@ -197,7 +202,8 @@ class Gateway(object):
         self._release(conn)
         return raw
 
-    def call(self, method, path, query=None, body=None, timeout=None, deadline=None):
+    def call(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None,
+             timeout: Optional[float] = None, deadline: Optional[float] = None) -> Any:
         """A JSON answer, parsed (None for an empty body), the whole call by ``deadline`` (default:
         now + timeout). Raises Fail (transport, deadline, bounds, not JSON) or Problem."""
         resp, conn = self.open(method, path, query, body, timeout=timeout, deadline=deadline)
@@ -207,14 +213,15 @@ class Gateway(object):
         except (ValueError, RecursionError):
             raise Fail(-10002, "%s: the gateway's answer is not JSON" % _RECV_FAILED)
 
-    def read_into_array(self, resp, conn, dtype, max_bytes=None):
+    def read_into_array(self, resp: Response, conn: Connection, dtype: npt.DTypeLike, max_bytes: Optional[int] = None
+                        ) -> npt.NDArray[Any]:
         """The rest of a response body as a numpy array of ``dtype`` records: read straight into one
         growing buffer (numpy's realloc: large blocks grow in place), then viewed, never parsed.
         The body must be a whole number of records, at most ``max_bytes`` (and max_series_bytes),
         and keep the minimum rate; a cut, long or slow body fails (-10002, -10002, -10005). What
         the server declares is checked, never allocated before it arrives."""
-        dtype = np.dtype(dtype)
-        itemsize = dtype.itemsize
+        dt = np.dtype(dtype)
+        itemsize = dt.itemsize
         limit = _smaller(max_bytes, self.max_series_bytes)
         try:
             declared = resp.length
@@ -231,7 +238,7 @@ class Gateway(object):
                 if n == len(buf):
                     size = len(buf) * 2 if limit is None else min(len(buf) * 2, limit + 1)
                     buf.resize(size, refcheck=False)
-                view = memoryview(buf)[n:]
+                view = memoryview(buf)[n:]  # type: ignore[arg-type, unused-ignore]  # numpy < 2.1's stubs
                 try:
                     got = resp.readinto(view[:_READ * 8])
                 finally:
@@ -254,25 +261,33 @@ class Gateway(object):
         if n % itemsize:
             raise Fail(-10002, "%s: %d bytes are not whole %d-byte records" % (_RECV_FAILED, n, itemsize))
         buf.resize(n, refcheck=False)
-        return buf.view(dtype)
+        return buf.view(dt)
 
-    def read_all(self, resp, conn, max_bytes=None):
+    def read_all(self, resp: Response, conn: Connection, max_bytes: Optional[int] = None) -> bytes:
         """A series body in another form (Parquet, JSON rows) as bytes: the same minimum rate and bounds."""
         return self.read_into_array(resp, conn, np.uint8, max_bytes).tobytes()
 
 
-def _smaller(a, b):
+def _smaller(a: Optional[int], b: Optional[int]) -> Optional[int]:
     return b if a is None else a if b is None else min(a, b)
 
 
-def _retry_after(value):
+def _retry_after(value: Optional[str]) -> float:
     try:
-        return max(0.0, float(value))
+        return max(0.0, float(value))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return 1.0
 
 
-def fail_of(exc):
+def _refused(p: Problem, kind: str, wait: float) -> str:
+    """last_error()'s text for a busy answer still refused at the call's deadline: who refused, and when to retry."""
+    why = "the gateway's rate limit refused the call (429" if p.status == 429 else \
+        "the gateway is busy (%d %s" % (p.status, kind)
+    detail = (": " + p.detail[:200]) if p.detail else ""
+    return "IPC timeout: %s%s); retry after %g s" % (why, detail, wait)
+
+
+def fail_of(exc: BaseException) -> Fail:
     """A Fail for anything a call raised (Problem or Fail)."""
     if isinstance(exc, Fail):
         return exc

@@ -2,13 +2,17 @@
 
 The values are whatever the call returned: server time by default (the broker's wall clock
 written as if it were UTC, as the real package gives it), true UTC after initialize(utc=True)."""
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 _SECONDS = ("time", "time_setup", "time_done", "time_update", "time_expiration", "start_time", "expiration_time",
             "expiration")
 
 
-def to_pandas(result, times=True):
+def to_pandas(result: Any, times: bool = True) -> Any:
     """A DataFrame of a copy_* array, a tuple of records (symbols_get, positions_get, ...) or one
     record. ``time*`` (seconds) and ``*_msc`` (milliseconds) become ``datetime64[ns, UTC]``
     columns (0, "not set", becomes NaT) unless ``times=False``."""

@@ -1,32 +1,19 @@
-"""The record types, shaped like the real package's: ``PyStructSequence`` tuples with attribute
-access, indexing, tuple equality, ``_asdict()`` (a dict in field order), ``n_fields`` and
-``__match_args__`` — and, like the real ones, no ``_fields``/``_replace``/``_make``.
+"""The record types by name (declared in ``_recordtypes``), and ``from_json``: one record from a
+gateway JSON object, each field coerced to its kind (a JSON ``1050`` for a float field becomes
+``1050.0``), with the record's time fields passed through ``clock``."""
+from __future__ import annotations
 
-``from_json`` builds one from a gateway JSON object, each field coerced to its kind (a JSON ``1050``
-for a float field becomes ``1050.0``), with the record's time fields passed through ``clock``."""
-import operator
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type
 
 from ._fields import FIELDS
+from ._recordtypes import (AccountInfo, BookInfo, OrderCheckResult, OrderSendResult, SymbolInfo, TerminalInfo, Tick,
+                           TradeDeal, TradeOrder, TradePosition, TradeRequest, _Record)
 
 __all__ = ["FIELDS", "RECORD_TYPES", "from_json", "TIME_FIELDS"]
 
-_DOCS = {
-    "AccountInfo": "This is a structure for storing account information",
-    "TerminalInfo": "This is a structure for storing terminal information",
-    "SymbolInfo": "This is a structure for storing symbol information",
-    "Tick": "This is a structure for storing latest symbol prices",
-    "BookInfo": "This is a structure for storing Depth of Market information",
-    "TradeOrder": "Trade order structure",
-    "TradePosition": "Trade position structure",
-    "TradeDeal": "Trade deal structure",
-    "TradeRequest": "Trade request structure",
-    "OrderCheckResult": "order_check result structure",
-    "OrderSendResult": "order_send result structure",
-}
-
 # Fields in seconds (s) and milliseconds (ms) of server time, per record (the gateway's
 # src/terminal/with-server-time.ts converts exactly these when TRADEAPI_SERVER_TZ is set).
-TIME_FIELDS = {
+TIME_FIELDS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {
     "SymbolInfo": (("time", "start_time", "expiration_time"), ()),
     "Tick": (("time",), ("time_msc",)),
     "TradePosition": (("time", "time_update"), ("time_msc", "time_update_msc")),
@@ -36,40 +23,15 @@ TIME_FIELDS = {
 }
 
 
-def _record_type(name, fields, doc):
-    names = tuple(f for f, _ in fields)
-    n = len(names)
-
-    def __new__(cls, sequence, dict=None):
-        values = tuple(sequence)
-        if len(values) != n:
-            raise TypeError("%s() takes a %d-sequence (%d-sequence given)" % (name, n, len(values)))
-        return tuple.__new__(cls, values)
-
-    def __repr__(self):
-        return "%s(%s)" % (name, ", ".join("%s=%r" % pair for pair in zip(names, self)))
-
-    def _asdict(self):
-        """Convert named tuple object to dictionary"""
-        return dict(zip(names, self))
-
-    def __reduce__(self):
-        return (type(self), (tuple(self),))
-
-    namespace = {
-        "__slots__": (), "__doc__": doc, "__new__": __new__, "__repr__": __repr__,
-        "_asdict": _asdict, "__reduce__": __reduce__, "n_fields": n, "n_sequence_fields": n,
-        "n_unnamed_fields": 0, "__match_args__": names, "__module__": "tradeapi_client.mt5",
-    }
-    for i, field in enumerate(names):
-        namespace[field] = property(operator.itemgetter(i))
-    return type(name, (tuple,), namespace)
+RECORD_TYPES: Dict[str, Type[_Record]] = {
+    "AccountInfo": AccountInfo, "TerminalInfo": TerminalInfo, "SymbolInfo": SymbolInfo, "Tick": Tick,
+    "BookInfo": BookInfo, "TradeOrder": TradeOrder, "TradePosition": TradePosition, "TradeDeal": TradeDeal,
+    "TradeRequest": TradeRequest, "OrderCheckResult": OrderCheckResult, "OrderSendResult": OrderSendResult,
+}
+assert set(RECORD_TYPES) == set(FIELDS)
 
 
-RECORD_TYPES = dict((name, _record_type(name, fields, _DOCS[name])) for name, fields in FIELDS.items())
-
-
-def _coerce(kind, value):
+def _coerce(kind: str, value: Any) -> Any:
     if kind == "f":
         return float(value) if value is not None else 0.0
     if kind == "i":
@@ -81,10 +43,10 @@ def _coerce(kind, value):
     raise AssertionError(kind)
 
 
-def from_json(name, obj, clock=None):
+def from_json(name: str, obj: Mapping[str, Any], clock: Optional[Callable[[int, int], int]] = None) -> _Record:
     """The record ``name`` from a JSON object; ``clock(seconds_or_ms, unit_ms)`` converts time fields."""
     fields = FIELDS[name]
-    values = []
+    values: List[Any] = []
     for field, kind in fields:
         value = obj.get(field)
         if kind == "r":

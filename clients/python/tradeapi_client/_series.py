@@ -1,10 +1,14 @@
 """Tick and bar series: the real package's packed dtypes, read from the gateway's packed-record
 answer (``format=packed``: the rows exactly as numpy lays them out, viewed without parsing), or
 from Parquet (``compression='zstd'``, needs pyarrow) or JSON (a gateway without the packed form)."""
+from __future__ import annotations
+
 import io
 import json
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ._errors import Fail
 
@@ -19,24 +23,24 @@ PACKED = "application/vnd.tradeapi.packed"
 PARQUET = "application/parquet"
 
 
-def from_json_rows(raw, dtype):
+def from_json_rows(raw: bytes, dtype: np.dtype[Any]) -> npt.NDArray[np.void]:
     rows = json.loads(raw.decode("utf-8")) if raw else []
     out = np.zeros(len(rows), dtype)
-    for name in dtype.names:
+    for name in dtype.names or ():
         kind = dtype[name].kind
         column = [r.get(name, 0) for r in rows]
         out[name] = np.array(column, dtype=np.float64 if kind == "f" else object).astype(dtype[name])
     return out
 
 
-def from_parquet(raw, dtype):
+def from_parquet(raw: bytes, dtype: np.dtype[Any]) -> npt.NDArray[np.void]:
     try:
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - the client only asks for Parquet when pyarrow imports
         raise Fail(-1, "pyarrow is needed to read compressed series (pip install tradeapi-client[pyarrow])")
     table = pq.read_table(io.BytesIO(raw))
     out = np.empty(table.num_rows, dtype)
-    for name in dtype.names:
+    for name in dtype.names or ():
         column = table.column(name)
         if str(column.type).startswith("timestamp"):
             unit = column.type.unit

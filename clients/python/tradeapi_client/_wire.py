@@ -19,9 +19,13 @@ byte at a time cannot stretch a call past its deadline, as a per-receive timeout
 Lengths: a Content-Length is ASCII digits and a chunk size hex digits, both bounded; anything else
 is a malformed answer (``http.client.HTTPException``), never a ``ValueError`` or an allocation of
 what the server declared."""
+from __future__ import annotations
+
 import http.client
 import socket
+import ssl
 import time
+from typing import Dict, List, Mapping, Optional, Tuple, cast
 
 _RECV = 1 << 16
 _MAX_HEAD = 1 << 16  # status line + headers; larger is not a gateway
@@ -36,7 +40,7 @@ class TooLarge(http.client.HTTPException):
     """A body longer than the bound its reader set."""
 
 
-def parse_length(value):
+def parse_length(value: str) -> int:
     """A Content-Length: ASCII digits, at most _MAX_LENGTH; else HTTPException (never ValueError)."""
     value = value.strip()
     if not value or len(value) > 16 or not _DIGITS.issuperset(value) or int(value) > _MAX_LENGTH:
@@ -47,21 +51,21 @@ def parse_length(value):
 class Connection(object):
     """One keep-alive connection to host:port (TLS when ``context`` is given), opened lazily."""
 
-    def __init__(self, host, port, timeout, context=None):
+    def __init__(self, host: str, port: int, timeout: float, context: Optional[ssl.SSLContext] = None) -> None:
         self.host = host
         self.port = port
         self.timeout = timeout
-        self.idle = timeout  # seconds each socket operation may wait when there is no deadline
-        self.deadline = None  # time.monotonic() instant every socket operation must end by
+        self.idle: Optional[float] = timeout  # seconds each socket operation may wait when there is no deadline
+        self.deadline: Optional[float] = None  # time.monotonic() instant every socket operation must end by
         self.context = context
-        self.sock = None
+        self.sock: Optional[socket.socket] = None
         self._rbuf = bytearray()  # bytes received past what has been consumed
-        self._response = None  # the response whose body is still being read
+        self._response: Optional[Response] = None  # the response whose body is still being read
         h = "[%s]" % host if ":" in host else host
         default = 443 if context is not None else 80
         self._host_header = h if port == default else "%s:%d" % (h, port)
 
-    def _time_left(self):
+    def _time_left(self) -> Optional[float]:
         """Seconds the next socket operation may take: to the deadline, else ``idle``; a passed
         deadline is ``socket.timeout`` at once."""
         if self.deadline is None:
@@ -71,13 +75,16 @@ class Connection(object):
             raise socket.timeout("deadline passed")
         return left if self.idle is None else min(left, self.idle)
 
-    def _arm(self):
-        self.sock.settimeout(self._time_left())
+    def _arm(self) -> socket.socket:
+        """The socket, its timeout set to what is left (a closed connection: AttributeError)."""
+        sock = cast(socket.socket, self.sock)
+        sock.settimeout(self._time_left())
+        return sock
 
-    def connect(self):
+    def connect(self) -> None:
         # socket.create_connection, but each address tried with what is left of the deadline (it
         # would give every address the whole timeout). Name resolution itself is not bounded.
-        error = None
+        error: Optional[OSError] = None
         for family, kind, proto, _, address in socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM):
             sock = socket.socket(family, kind, proto)
             try:
@@ -102,7 +109,7 @@ class Connection(object):
             return
         raise error if error is not None else OSError("no address for %r" % self.host)
 
-    def close(self):
+    def close(self) -> None:
         sock, self.sock = self.sock, None
         self._response = None
         self._rbuf = bytearray()
@@ -112,7 +119,8 @@ class Connection(object):
             except OSError:
                 pass
 
-    def request(self, method, target, body=None, headers=None):
+    def request(self, method: str, target: str, body: Optional[bytes] = None,
+                headers: Optional[Mapping[str, str]] = None) -> None:
         """Sends the request in one write. A previous response must have been read to its end."""
         if self._response is not None and not self._response.complete:
             raise http.client.CannotSendRequest("the previous response was not read to its end")
@@ -130,21 +138,19 @@ class Connection(object):
         if body:
             data += body
         self._method = method
-        self._arm()
-        self.sock.sendall(data)  # one timeout for the whole send (Python >= 3.5)
+        self._arm().sendall(data)  # one timeout for the whole send (Python >= 3.5)
 
     # ------------------------------------------------------------------ receiving
 
-    def _fill(self):
+    def _fill(self) -> bool:
         """More bytes into the buffer; False at end of stream."""
-        self._arm()
-        data = self.sock.recv(_RECV)
+        data = self._arm().recv(_RECV)
         if not data:
             return False
         self._rbuf += data
         return True
 
-    def _line(self, limit=_MAX_LINE):
+    def _line(self, limit: int = _MAX_LINE) -> Optional[bytes]:
         """One CRLF-terminated line (without it), or None at end of stream before any byte."""
         start = 0
         while True:
@@ -161,7 +167,7 @@ class Connection(object):
                     raise http.client.IncompleteRead(bytes(self._rbuf))
                 return None
 
-    def getresponse(self):
+    def getresponse(self) -> Response:
         """Reads the status line and headers (skipping 1xx answers); the body is left to read."""
         while True:
             buf = self._rbuf
@@ -197,12 +203,12 @@ class Connection(object):
 
 
 class Response(object):
-    def __init__(self, conn, status, reason, headers, http10):
+    def __init__(self, conn: Connection, status: int, reason: str, headers: List[Tuple[str, str]], http10: bool) -> None:
         self._conn = conn
         self.status = status
         self.reason = reason
         self._headers = headers
-        h = {}
+        h: Dict[str, str] = {}
         for k, v in headers:
             k = k.lower()
             h[k] = v if k not in h else h[k] + ", " + v
@@ -225,34 +231,34 @@ class Response(object):
 
     # ------------------------------------------------------------------ headers
 
-    def getheader(self, name, default=None):
+    def getheader(self, name: str, default: Optional[str] = None) -> Optional[str]:
         return self._h.get(name.lower(), default)
 
-    def getheaders(self):
+    def getheaders(self) -> List[Tuple[str, str]]:
         return list(self._headers)
 
     @property
-    def length(self):
+    def length(self) -> Optional[int]:
         """Body bytes still to come by the declared Content-Length; None for a chunked or
         close-delimited body."""
         return self._left if self._mode == "length" else None
 
     @property
-    def complete(self):
+    def complete(self) -> bool:
         return self._eof
 
-    def _done(self):
+    def _done(self) -> None:
         if self._mode == "length" and self._left == 0 and not self._eof:
             self._finish()
 
-    def _finish(self):
+    def _finish(self) -> None:
         self._eof = True
         if self.will_close:
             self._conn.close()
 
     # ------------------------------------------------------------------ body
 
-    def _next_chunk(self):
+    def _next_chunk(self) -> bool:
         """Positions at the next chunk's data; False after the last chunk (trailers consumed)."""
         conn = self._conn
         if self._chunk_started:
@@ -278,7 +284,7 @@ class Response(object):
 
     _chunk_started = False
 
-    def readinto(self, view):
+    def readinto(self, view: memoryview) -> int:
         """Up to len(view) body bytes into view (a writable buffer); 0 at the end of the body."""
         if self._eof or len(view) == 0:
             return 0
@@ -296,8 +302,7 @@ class Response(object):
             view[:n] = conn._rbuf[:n]
             del conn._rbuf[:n]
         else:
-            conn._arm()
-            n = conn.sock.recv_into(view[:want] if want < len(view) else view, want)
+            n = conn._arm().recv_into(view[:want] if want < len(view) else view, want)
             if n == 0:
                 if self._mode == "close":
                     self._finish()
@@ -310,7 +315,7 @@ class Response(object):
                 self._done()
         return n
 
-    def read(self, amt=None, limit=None):
+    def read(self, amt: Optional[int] = None, limit: Optional[int] = None) -> bytes:
         """The rest of the body (or up to amt bytes); ``TooLarge`` when it is longer than ``limit``
         bytes (a declared length at once, a chunked or close-delimited body as soon as it passes)."""
         if amt is not None:
@@ -345,7 +350,7 @@ class Response(object):
         view.release()
         return b"".join(parts)
 
-    def readline(self, limit=_MAX_LINE):
+    def readline(self, limit: int = _MAX_LINE) -> bytes:
         """One line of the body, b"\\n" included (event streams); b"" at the end of the body."""
         out = bytearray()
         conn = self._conn

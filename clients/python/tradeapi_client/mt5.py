@@ -21,42 +21,51 @@ What differs, by design:
 * ``order_send`` returns ``None`` with ``(-7, ...)``: the gateway checks orders, it does not send them.
 * ``last_error()`` is kept per thread (calls are thread-safe); a read-only gateway answers what it
   lacks with ``-7``.
+
+Typed: every function has its real signature (``inspect.signature``, a type checker), the records
+are typed classes, the constants ``Final`` ints; the package ships ``py.typed``. The arguments are
+still checked at run time as the real package checks them (a wrong count or type: -2).
 """
+from __future__ import annotations
+
 import math
 import operator
 import os
 import threading
 import time
+import typing as _typing
 from urllib.parse import quote
 
 import numpy as np
 
 from . import _constants
+from ._constants import *  # noqa: F401,F403 (every constant of the real package)
 from ._errors import MESSAGES, OK, Fail, Problem
 from ._fields import FIELDS
 from ._http import DEFAULT_MAX_JSON_BYTES, Gateway, fail_of, transport_fail
-from ._records import RECORD_TYPES, from_json
+from ._records import from_json
+# The record types, re-exported as the package's (``X as X``: public to a type checker too).
+from ._recordtypes import AccountInfo as AccountInfo, TerminalInfo as TerminalInfo, SymbolInfo as SymbolInfo  # noqa: E501
+from ._recordtypes import Tick as Tick, BookInfo as BookInfo, TradeOrder as TradeOrder, TradePosition as TradePosition
+from ._recordtypes import TradeDeal as TradeDeal, TradeRequest as TradeRequest, OrderCheckResult as OrderCheckResult
+from ._recordtypes import OrderSendResult as OrderSendResult
 from ._series import PACKED, PARQUET, RATE_DTYPE, TICK_DTYPE, from_json_rows, from_parquet
 from ._time import Clock, iso, iso_ms, seconds_of
 
-for _name in _constants.NAMES:
-    globals()[_name] = getattr(_constants, _name)
-del _name
+if _typing.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Type, TypeVar
+
+    from ._http import Gateway as _Gateway
+    from ._time import Clock as _Clock
+    from .types import DateLike, Series
+
+    from ._recordtypes import _Record
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+    _R = TypeVar("_R", bound=_Record)
 
 __version__ = _constants.PACKAGE_VERSION
 __author__ = "MetaQuotes Ltd."
-
-AccountInfo = RECORD_TYPES["AccountInfo"]
-TerminalInfo = RECORD_TYPES["TerminalInfo"]
-SymbolInfo = RECORD_TYPES["SymbolInfo"]
-Tick = RECORD_TYPES["Tick"]
-BookInfo = RECORD_TYPES["BookInfo"]
-TradeOrder = RECORD_TYPES["TradeOrder"]
-TradePosition = RECORD_TYPES["TradePosition"]
-TradeDeal = RECORD_TYPES["TradeDeal"]
-TradeRequest = RECORD_TYPES["TradeRequest"]
-OrderCheckResult = RECORD_TYPES["OrderCheckResult"]
-OrderSendResult = RECORD_TYPES["OrderSendResult"]
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 MAX_PAGE = 1000000  # the gateway's largest count per request
@@ -66,11 +75,11 @@ _COMPRESSIONS = ("none", "zstd", "lz4", "snappy")
 
 
 class _State(object):
-    gateway = None
-    clock = Clock()
+    gateway: Optional[_Gateway] = None
+    clock: _Clock = Clock()
     series_format = "packed"
-    compression = None
-    login = None
+    compression: Optional[str] = None
+    login: Optional[int] = None
 
 
 _S = _State()
@@ -78,33 +87,51 @@ _LOCK = threading.Lock()
 _local = threading.local()
 
 
-def _set_error(value):
+def _set_error(value: Tuple[int, str]) -> None:
     _local.error = value
 
 
-def last_error():
+def last_error() -> Tuple[int, str]:
     """last_error()
 
-Return last error code and description"""
-    return getattr(_local, "error", OK)
+The (code, text) of this thread's last call: (1, 'Success') or why it failed."""
+    error: Tuple[int, str] = getattr(_local, "error", OK)
+    return error
 
 
-def _api(failure=None, connection=True):
+def _convention(fn: Callable[..., Any]) -> Optional[range]:
+    """How many arguments ``fn`` takes when, as the real extension's METH_VARARGS functions, it takes
+    them only by position (its signature ``(a, b=..., /)``); None for any other signature."""
+    code = fn.__code__
+    if code.co_flags & 0x0C or code.co_kwonlyargcount or not code.co_argcount or code.co_argcount != code.co_posonlyargcount:
+        return None
+    return range(code.co_argcount - len(fn.__defaults__ or ()), code.co_argcount + 1)
+
+
+def _api(failure: object = None, connection: bool = True) -> Callable[[_F], _F]:
     """Runs a function body: Fail -> last_error + the failure value; success -> (1, 'Success').
+
+    A body whose signature is positional-only gets its arguments as the real package checks them:
+    a keyword is a TypeError, a wrong count -2 (after the connection check, as before).
 
     Once the body has talked to the gateway (``_gw()``), any other Exception comes from the answer
     (a shape no gateway sends, a value that does not convert) and fails the call too (-10002; -3
     for MemoryError); before that it is an argument error and is raised as the package raises it.
     What is not an Exception (KeyboardInterrupt) always propagates. The call's deadline starts at
     its first request (``_deadline()``)."""
-    def wrap(fn):
-        def call(*args, **kwargs):
+    def wrap(fn: _F) -> _F:
+        counts = _convention(fn)
+        name = fn.__name__
+
+        def call(*args: Any, **kwargs: Any) -> Any:
             saved = getattr(_local, "talked", False), getattr(_local, "deadline", None)
             _local.talked, _local.deadline = False, None
             try:
                 try:
                     if connection and _S.gateway is None:
                         raise Fail(-10004)
+                    if counts is not None:
+                        args = _positional(name, args, kwargs, counts)
                     result = fn(*args, **kwargs)
                 except (Fail, Problem) as e:
                     f = fail_of(e)
@@ -123,14 +150,14 @@ def _api(failure=None, connection=True):
         call.__name__ = call.__qualname__ = fn.__name__
         call.__doc__ = fn.__doc__
         call.__module__ = __name__
-        call.__wrapped_impl__ = fn
-        return call
+        call.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature(): the real signature
+        return _typing.cast("_F", call)
     return wrap
 
 # ====================================================================== argument conventions
 
 
-def _positional(name, args, kwargs, counts):
+def _positional(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any], counts: Iterable[int]) -> Tuple[Any, ...]:
     """As the real extension's METH_VARARGS functions: keywords are a TypeError, a wrong count -2."""
     if kwargs:
         raise TypeError("%s() takes no keyword arguments" % name)
@@ -139,7 +166,7 @@ def _positional(name, args, kwargs, counts):
     return args
 
 
-def _keywords(name, args, kwargs, allowed):
+def _keywords(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any], allowed: Iterable[str]) -> Dict[str, Any]:
     if args:
         raise Fail(-2, _UNNAMED)
     unknown = set(kwargs) - set(allowed)
@@ -148,22 +175,22 @@ def _keywords(name, args, kwargs, allowed):
     return kwargs
 
 
-def _str(value):
+def _str(value: object) -> str:
     if not isinstance(value, str):
         raise Fail(-2, _INVALID_ARGS)
     return value
 
 
-def _int(value):
+def _int(value: object) -> int:
     if isinstance(value, bool):
         return int(value)
     try:
-        return operator.index(value)
+        return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise Fail(-2, _INVALID_ARGS)
 
 
-def _float(value):
+def _float(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise Fail(-2, _INVALID_ARGS)
     value = float(value)
@@ -172,23 +199,23 @@ def _float(value):
     return value
 
 
-def _num(value):
+def _num(value: float) -> str:
     """A float for a query string: the shortest text that reads back as the same double."""
     return repr(float(value))
 
 
-def _seg(symbol):
+def _seg(symbol: object) -> str:
     return quote(_str(symbol), safe="")
 
 
-def _date(value):
+def _date(value: object) -> str:
     """A date argument for the gateway: the real package's seconds, through the gateway's clock."""
     return iso(_S.clock.arg(seconds_of(value)))
 
 # ====================================================================== gateway calls
 
 
-def _gw():
+def _gw() -> _Gateway:
     """The gateway, for a request: from here on an exception is the answer's, not the arguments'."""
     g = _S.gateway
     if g is None:
@@ -197,58 +224,63 @@ def _gw():
     return g
 
 
-def _deadline(g):
+def _deadline(g: _Gateway) -> float:
     """The running call's deadline: its first request's start + timeout, for all its requests."""
-    d = getattr(_local, "deadline", None)
+    d: Optional[float] = getattr(_local, "deadline", None)
     if d is None:
         d = _local.deadline = time.monotonic() + g.timeout
     return d
 
 
-def _call(method, path, query=None, body=None):
+def _call(method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Any:
     g = _gw()
     return g.call(method, path, query, body, deadline=_deadline(g))
 
 
-def _get(path, query=None):
+def _get(path: str, query: Optional[Mapping[str, Any]] = None) -> Any:
     return _call("GET", path, query)
 
 
 _BAD_ANSWER = "IPC recv failed: the gateway's answer has an unexpected shape"
 
 
-def _obj(value):
+def _obj(value: object) -> Dict[str, Any]:
     """A JSON object the gateway answered (anything else: -10002)."""
     if not isinstance(value, dict):
         raise Fail(-10002, _BAD_ANSWER)
     return value
 
 
-def _number(obj, key, kind=int):
-    """A number field of an answer, as ``kind``."""
+def _finite(obj: object, key: str) -> float:
+    """A number field of an answer."""
     value = _obj(obj).get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise Fail(-10002, _BAD_ANSWER)
-    return kind(value)
+    return value
 
 
-def _record(name, obj):
-    return from_json(name, _obj(obj), _S.clock.out)
+def _number(obj: object, key: str) -> int:
+    """An integer field of an answer (a JSON float is truncated)."""
+    return int(_finite(obj, key))
 
 
-def _records(name, rows):
+def _record(kind: Type[_R], obj: object) -> _R:
+    return _typing.cast("_R", from_json(kind.__name__, _obj(obj), _S.clock.out))
+
+
+def _records(kind: Type[_R], rows: object) -> Tuple[_R, ...]:
     if not isinstance(rows, list):
         raise Fail(-10002, _BAD_ANSWER)
-    return tuple(_record(name, r) for r in rows)
+    return tuple(_record(kind, r) for r in rows)
 
 # ====================================================================== connection
 
 
-def _env_url():
+def _env_url() -> str:
     return os.environ.get("TRADEAPI_URL") or DEFAULT_URL
 
 
-def _default_compression(gateway):
+def _default_compression(gateway: _Gateway) -> Optional[str]:
     if gateway.loopback:
         return None
     try:
@@ -258,8 +290,18 @@ def _default_compression(gateway):
     return "zstd"
 
 
+@_typing.overload
+def initialize(path: str, /, *, login: Optional[int] = None, password: Optional[str] = None,
+               server: Optional[str] = None, timeout: int = 60000, portable: bool = False, url: Optional[str] = None,
+               key: Optional[str] = None, utc: bool = False, compression: Optional[str] = None,
+               max_json_bytes: int = DEFAULT_MAX_JSON_BYTES, max_series_bytes: Optional[int] = None) -> bool: ...
+@_typing.overload
+def initialize(*, path: Optional[str] = None, login: Optional[int] = None, password: Optional[str] = None,
+               server: Optional[str] = None, timeout: int = 60000, portable: bool = False, url: Optional[str] = None,
+               key: Optional[str] = None, utc: bool = False, compression: Optional[str] = None,
+               max_json_bytes: int = DEFAULT_MAX_JSON_BYTES, max_series_bytes: Optional[int] = None) -> bool: ...
 @_api(False, connection=False)
-def initialize(*args, **kwargs):
+def initialize(*args: Any, **kwargs: Any) -> bool:
     """initialize([path],[login=LOGIN],[password="PASSWORD"],[server="SERVER"],[timeout=TIMEOUT],[portable=False],
            [url="http://127.0.0.1:8000"],[key=None],[utc=False],[compression=None],
            [max_json_bytes=67108864],[max_series_bytes=None])
@@ -294,7 +336,7 @@ account fails with -6."""
     compression = kwargs.get("compression")
     if compression is not None and compression not in _COMPRESSIONS:
         raise Fail(-2, 'Invalid "compression" argument')
-    bounds = {}
+    bounds: Dict[str, Optional[int]] = {}
     for name, default in (("max_json_bytes", DEFAULT_MAX_JSON_BYTES), ("max_series_bytes", None)):
         value = kwargs.get(name, default)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
@@ -305,7 +347,8 @@ account fails with -6."""
     if key is not None and not all(" " <= c <= "~" for c in key):  # a header value: printable ASCII, no CR/LF
         raise Fail(-2, 'Invalid "key" argument')
     try:
-        gateway = Gateway(url, key, timeout / 1000.0, **bounds)
+        gateway = Gateway(url, key, timeout / 1000.0, max_json_bytes=bounds["max_json_bytes"],
+                          max_series_bytes=bounds["max_series_bytes"])
     except ValueError as e:
         raise Fail(-2, 'Invalid "url" argument: %s' % e)
     try:
@@ -331,7 +374,7 @@ account fails with -6."""
     return True
 
 
-def _connect(gateway, utc, deadline):
+def _connect(gateway: _Gateway, utc: bool, deadline: float) -> _Clock:
     """The gateway's statement of its clock (GET /server-time), as a Clock. Answers -6 for a wrong key."""
     try:
         stated = _obj(gateway.call("GET", "/server-time", deadline=deadline))
@@ -351,8 +394,14 @@ def _connect(gateway, utc, deadline):
                  gateway_utc=bool(stated.get("utc")))
 
 
+@_typing.overload
+def login(login: int, /, *, password: Optional[str] = None, server: Optional[str] = None,
+          timeout: Optional[int] = None) -> bool: ...
+@_typing.overload
+def login(*, login: int, password: Optional[str] = None, server: Optional[str] = None,
+          timeout: Optional[int] = None) -> bool: ...
 @_api(False)
-def login(*args, **kwargs):
+def login(*args: Any, **kwargs: Any) -> bool:
     """login(login,[password="PASSWORD"],[server="SERVER"],[timeout=TIMEOUT])
 
 The gateway serves one account: True when it is this one, else False with -6 (no switching)."""
@@ -374,7 +423,7 @@ The gateway serves one account: True when it is this one, else False with -6 (no
 
 
 @_api(None, connection=False)
-def shutdown():
+def shutdown() -> None:
     """shutdown()
 
 Close the connection to the gateway"""
@@ -387,7 +436,7 @@ Close the connection to the gateway"""
 
 
 @_api(None)
-def version():
+def version() -> Optional[Tuple[int, int, str]]:
     """version()
 
 Get MetaTrader 5 terminal version"""
@@ -399,67 +448,69 @@ Get MetaTrader 5 terminal version"""
 
 
 @_api(None)
-def terminal_info():
+def terminal_info() -> Optional[TerminalInfo]:
     """terminal_info()
 
 Get parameters of MetaTrader 5 terminal"""
-    return _record("TerminalInfo", _get("/terminal"))
+    return _record(TerminalInfo, _get("/terminal"))
 
 
 @_api(None)
-def account_info():
+def account_info() -> Optional[AccountInfo]:
     """account_info()
 
 Return information on the current account"""
-    return _record("AccountInfo", _get("/account"))
+    return _record(AccountInfo, _get("/account"))
 
 # ====================================================================== symbols
 
 
 @_api(None)
-def symbols_total():
+def symbols_total() -> Optional[int]:
     """symbols_total()
 
 Return the number of all available symbols"""
     return _number(_get("/symbols/total"), "total")
 
 
+@_typing.overload
+def symbols_get() -> Optional[Tuple[SymbolInfo, ...]]: ...
+@_typing.overload
+def symbols_get(*, group: str) -> Optional[Tuple[SymbolInfo, ...]]: ...
 @_api(None)
-def symbols_get(*args, **kwargs):
+def symbols_get(*args: Any, **kwargs: Any) -> Optional[Tuple[SymbolInfo, ...]]:
     """symbols_get([group="GROUP"])
 
 Return all available symbols or filtred by group"""
     kw = _keywords("symbols_get", args, kwargs, ("group",))
     query = {"group": _str(kw["group"])} if "group" in kw else None
-    return _records("SymbolInfo", _get("/symbols", query))
+    return _records(SymbolInfo, _get("/symbols", query))
 
 
 @_api(None)
-def symbol_info(*args, **kwargs):
+def symbol_info(symbol: str, /) -> Optional[SymbolInfo]:
     """symbol_info(symbol)
 
 Return full information for specified symbol"""
-    (name,) = _positional("symbol_info", args, kwargs, (1,))
-    return _record("SymbolInfo", _get("/symbols/" + _seg(name)))
+    name = symbol
+    return _record(SymbolInfo, _get("/symbols/" + _seg(name)))
 
 
 @_api(None)
-def symbol_info_tick(*args, **kwargs):
+def symbol_info_tick(symbol: str, /) -> Optional[Tick]:
     """symbol_info_tick(symbol)
 
 Return current prices of specified symbol"""
-    (name,) = _positional("symbol_info_tick", args, kwargs, (1,))
-    return _record("Tick", _get("/symbols/%s/tick" % _seg(name)))
+    name = symbol
+    return _record(Tick, _get("/symbols/%s/tick" % _seg(name)))
 
 
 @_api(False)
-def symbol_select(*args, **kwargs):
+def symbol_select(symbol: str, enable: bool = True, /) -> bool:
     """symbol_select(symbol,[enable])
 
 Select symbol in Market Watch window or remove symbol from the window"""
-    args = _positional("symbol_select", args, kwargs, (1, 2))
-    name = _seg(args[0])
-    enable = True if len(args) == 1 else args[1]
+    name = _seg(symbol)
     if not isinstance(enable, (bool, int)):
         raise Fail(-2, _INVALID_ARGS)
     _obj(_call("POST", "/symbols/%s/select" % name, {"enable": "true" if enable else "false"}))
@@ -469,37 +520,37 @@ Select symbol in Market Watch window or remove symbol from the window"""
 
 
 @_api(False)
-def market_book_add(*args, **kwargs):
+def market_book_add(symbol: str, /) -> bool:
     """market_book_add(symbol)
 
 Opens Depth of Market for a selected symbol"""
-    (name,) = _positional("market_book_add", args, kwargs, (1,))
+    name = symbol
     _obj(_call("POST", "/market-book/%s/subscribe" % _seg(name)))
     return True
 
 
 @_api(False)
-def market_book_release(*args, **kwargs):
+def market_book_release(symbol: str, /) -> bool:
     """market_book_release(symbol)
 
 Closes Depth of Market for a selected symbol"""
-    (name,) = _positional("market_book_release", args, kwargs, (1,))
+    name = symbol
     _obj(_call("POST", "/market-book/%s/unsubscribe" % _seg(name)))
     return True
 
 
 @_api(None)
-def market_book_get(*args, **kwargs):
+def market_book_get(symbol: str, /) -> Optional[Tuple[BookInfo, ...]]:
     """market_book_get(symbol)
 
 Returns Depth of Market structures of a specified symbol"""
-    (name,) = _positional("market_book_get", args, kwargs, (1,))
-    return _records("BookInfo", _get("/market-book/" + _seg(name)))
+    name = symbol
+    return _records(BookInfo, _get("/market-book/" + _seg(name)))
 
 # ====================================================================== series
 
 
-def _fetch_series(which, path, query, max_rows=None):
+def _fetch_series(which: str, path: str, query: Mapping[str, Any], max_rows: Optional[int] = None) -> Series:
     """One series request: the packed rows viewed as the real dtype (or Parquet/JSON rows). Its
     head by the request's start + timeout, its body at the minimum rate; more than ``max_rows``
     rows (the count asked for), or a body of another type than asked, is -10002."""
@@ -508,7 +559,7 @@ def _fetch_series(which, path, query, max_rows=None):
     max_bytes = None if max_rows is None else max(0, max_rows) * dtype.itemsize
     while True:
         fmt = _S.series_format
-        q = dict(query)
+        q: Dict[str, Any] = dict(query)
         compression = _S.compression
         if compression:
             q["format"], q["compression"], accept = "parquet", compression, PARQUET
@@ -528,7 +579,8 @@ def _fetch_series(which, path, query, max_rows=None):
             conn.close()
             raise Fail(-10002, "IPC recv failed: a series answered as %r, not %s" % (media[:80], accept))
         if fmt == "packed" and not compression:
-            return g.read_into_array(resp, conn, dtype, max_bytes)
+            array: Series = g.read_into_array(resp, conn, dtype, max_bytes)
+            return array
         raw = g.read_all(resp, conn)
         array = from_parquet(raw, dtype) if compression else from_json_rows(raw, dtype)
         if max_rows is not None and len(array) > max(0, max_rows):
@@ -536,68 +588,56 @@ def _fetch_series(which, path, query, max_rows=None):
         return array
 
 
-def _out_series(array):
+def _out_series(array: Series) -> Series:
     """Gateway time -> what this client returns (server time by default), in place."""
     if _S.clock.active and len(array):
         _S.clock.out_column(array["time"], 1000)
-        if "time_msc" in array.dtype.names:
+        if "time_msc" in (array.dtype.names or ()):
             _S.clock.out_column(array["time_msc"], 1)
     return array
 
 
-def _rates_args(name, args, kwargs):
-    symbol, tf, a, b = _positional(name, args, kwargs, (4,))
-    return _str(symbol), _int(tf), a, b
-
-
 @_api(None)
-def copy_rates_from(*args, **kwargs):
+def copy_rates_from(symbol: str, timeframe: int, date_from: DateLike, count: int, /) -> Optional[Series]:
     """copy_rates_from(symbol, timeframe, date_from, count)
 
 Get bars starting from specific date"""
-    symbol, tf, date_from, count = _rates_args("copy_rates_from", args, kwargs)
-    query = {"symbol": symbol, "timeframe": tf, "date_from": _date(date_from), "count": _int(count)}
-    return _out_series(_fetch_series("rates", "/rates/from", query, query["count"]))
+    query = {"symbol": _str(symbol), "timeframe": _int(timeframe), "date_from": _date(date_from), "count": _int(count)}
+    return _out_series(_fetch_series("rates", "/rates/from", query, _int(count)))
 
 
 @_api(None)
-def copy_rates_from_pos(*args, **kwargs):
+def copy_rates_from_pos(symbol: str, timeframe: int, start_pos: int, count: int, /) -> Optional[Series]:
     """copy_rates_from_pos(symbol, timeframe, start_pos, count)
 
 Get bars starting from specified position"""
-    symbol, tf, start, count = _rates_args("copy_rates_from_pos", args, kwargs)
-    query = {"symbol": symbol, "timeframe": tf, "start_pos": _int(start), "count": _int(count)}
-    return _out_series(_fetch_series("rates", "/rates/from-pos", query, query["count"]))
+    query = {"symbol": _str(symbol), "timeframe": _int(timeframe), "start_pos": _int(start_pos), "count": _int(count)}
+    return _out_series(_fetch_series("rates", "/rates/from-pos", query, _int(count)))
 
 
 @_api(None)
-def copy_rates_range(*args, **kwargs):
+def copy_rates_range(symbol: str, timeframe: int, date_from: DateLike, date_to: DateLike, /) -> Optional[Series]:
     """copy_rates_range(symbol, timeframe, date_from, date_to)
 
 Get bars from specified period"""
-    symbol, tf, date_from, date_to = _rates_args("copy_rates_range", args, kwargs)
-    query = {"symbol": symbol, "timeframe": tf, "date_from": _date(date_from), "date_to": _date(date_to)}
+    query = {"symbol": _str(symbol), "timeframe": _int(timeframe), "date_from": _date(date_from), "date_to": _date(date_to)}
     return _out_series(_fetch_series("rates", "/rates/range", query))
 
 
-def _ticks_args(name, args, kwargs):
-    symbol, a, b, flags = _positional(name, args, kwargs, (4,))
-    return _str(symbol), a, b, _int(flags)
-
-
 @_api(None)
-def copy_ticks_from(*args, **kwargs):
+def copy_ticks_from(symbol: str, date_from: DateLike, count: int, flags: int, /) -> Optional[Series]:
     """copy_ticks_from(symbol, date_from, count, flags)
 
-Get ticks starting from specific date"""
-    symbol, date_from, count, flags = _ticks_args("copy_ticks_from", args, kwargs)
+Get ticks starting from specific date (a count above the gateway's 1 M per request is paged)"""
+    symbol, flags = _str(symbol), _int(flags)
     start = _date(date_from)
     count = _int(count)
     if count < 0:
         raise Fail(-2)
     if count == 0:  # the gateway takes positive counts: ask for one and return none (the symbol checked)
         return _fetch_series("ticks", "/ticks/from", {"symbol": symbol, "date_from": start, "count": 1, "flags": flags}, 1)[:0]
-    pages, have, skip = [], 0, 0
+    pages: List[Series] = []
+    have = skip = 0
     while have < count:
         want = min(count - have + skip, MAX_PAGE)
         page = _fetch_series("ticks", "/ticks/from", {"symbol": symbol, "date_from": start, "count": want, "flags": flags},
@@ -618,19 +658,18 @@ Get ticks starting from specific date"""
 
 
 @_api(None)
-def copy_ticks_range(*args, **kwargs):
+def copy_ticks_range(symbol: str, date_from: DateLike, date_to: DateLike, flags: int, /) -> Optional[Series]:
     """copy_ticks_range(symbol, date_from, date_to, flags)
 
 Get ticks from specified period"""
-    symbol, date_from, date_to, flags = _ticks_args("copy_ticks_range", args, kwargs)
-    query = {"symbol": symbol, "date_from": _date(date_from), "date_to": _date(date_to), "flags": flags}
+    query = {"symbol": _str(symbol), "date_from": _date(date_from), "date_to": _date(date_to), "flags": _int(flags)}
     return _out_series(_fetch_series("ticks", "/ticks/range", query))
 
 # ====================================================================== orders, positions, history
 
 
-def _filter_query(kw):
-    q = {}
+def _filter_query(kw: Mapping[str, Any]) -> Dict[str, Any]:
+    q: Dict[str, Any] = {}
     if "symbol" in kw:
         q["symbol"] = _str(kw["symbol"])
     if "group" in kw:
@@ -641,47 +680,63 @@ def _filter_query(kw):
 
 
 @_api(None)
-def orders_total():
+def orders_total() -> Optional[int]:
     """orders_total()
 
 Return the number of orders"""
     return _number(_get("/orders/total"), "total")
 
 
+@_typing.overload
+def orders_get() -> Optional[Tuple[TradeOrder, ...]]: ...
+@_typing.overload
+def orders_get(*, symbol: str) -> Optional[Tuple[TradeOrder, ...]]: ...
+@_typing.overload
+def orders_get(*, group: str) -> Optional[Tuple[TradeOrder, ...]]: ...
+@_typing.overload
+def orders_get(*, ticket: int) -> Optional[Tuple[TradeOrder, ...]]: ...
 @_api(None)
-def orders_get(*args, **kwargs):
+def orders_get(*args: Any, **kwargs: Any) -> Optional[Tuple[TradeOrder, ...]]:
     """orders_get([symbol="SYMBOL"],[ticket=TICKET],[group="GROUP"])
 
 Return all orders, can be filtered by symbol, group or ticket"""
     kw = _keywords("orders_get", args, kwargs, ("symbol", "ticket", "group"))
-    return _records("TradeOrder", _get("/orders", _filter_query(kw)))
+    return _records(TradeOrder, _get("/orders", _filter_query(kw)))
 
 
 @_api(None)
-def positions_total():
+def positions_total() -> Optional[int]:
     """positions_total()
 
 Return the number of open positions"""
     return _number(_get("/positions/total"), "total")
 
 
+@_typing.overload
+def positions_get() -> Optional[Tuple[TradePosition, ...]]: ...
+@_typing.overload
+def positions_get(*, symbol: str) -> Optional[Tuple[TradePosition, ...]]: ...
+@_typing.overload
+def positions_get(*, group: str) -> Optional[Tuple[TradePosition, ...]]: ...
+@_typing.overload
+def positions_get(*, ticket: int) -> Optional[Tuple[TradePosition, ...]]: ...
 @_api(None)
-def positions_get(*args, **kwargs):
+def positions_get(*args: Any, **kwargs: Any) -> Optional[Tuple[TradePosition, ...]]:
     """positions_get([symbol="SYMBOL"],[ticket=TICKET],[group="GROUP"])
 
 Return all open positions, can be filtered by symbol, group or ticket"""
     kw = _keywords("positions_get", args, kwargs, ("symbol", "ticket", "group"))
-    return _records("TradePosition", _get("/positions", _filter_query(kw)))
+    return _records(TradePosition, _get("/positions", _filter_query(kw)))
 
 
-def _history(name, path, record, args, kwargs):
+def _history(name: str, path: str, record: Type[_R], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[_R, ...]:
     unknown = set(kwargs) - {"group", "ticket", "position"}
     if unknown:
         raise TypeError("%s() got an unexpected keyword argument %r" % (name, sorted(unknown)[0]))
     if "ticket" in kwargs or "position" in kwargs:
         if args:
             raise Fail(-2, _UNNAMED)
-        q = {"ticket": _int(kwargs["ticket"])} if "ticket" in kwargs else {"position": _int(kwargs["position"])}
+        q: Dict[str, Any] = {"ticket": _int(kwargs["ticket"])} if "ticket" in kwargs else {"position": _int(kwargs["position"])}
         return _records(record, _get(path, q))
     if len(args) != 2:
         raise Fail(-2, _INVALID_ARGS)
@@ -691,70 +746,81 @@ def _history(name, path, record, args, kwargs):
     return _records(record, _get(path, q))
 
 
-def _history_total(name, path, args, kwargs):
-    lo, hi = _positional(name, args, kwargs, (2,))
+def _history_total(path: str, lo: DateLike, hi: DateLike) -> int:
     return _number(_get(path, {"date_from": _date(lo), "date_to": _date(hi)}), "total")
 
 
 @_api(None)
-def history_orders_total(*args, **kwargs):
+def history_orders_total(date_from: DateLike, date_to: DateLike, /) -> Optional[int]:
     """history_orders_total(date_from, date_to)
 
 Return the number of orders in selected range from history"""
-    return _history_total("history_orders_total", "/history/orders/total", args, kwargs)
+    return _history_total("/history/orders/total", date_from, date_to)
 
 
+@_typing.overload
+def history_orders_get(date_from: DateLike, date_to: DateLike, /, *, group: str = ...) -> Optional[Tuple[TradeOrder, ...]]: ...
+@_typing.overload
+def history_orders_get(*, ticket: int) -> Optional[Tuple[TradeOrder, ...]]: ...
+@_typing.overload
+def history_orders_get(*, position: int) -> Optional[Tuple[TradeOrder, ...]]: ...
 @_api(None)
-def history_orders_get(*args, **kwargs):
+def history_orders_get(*args: Any, **kwargs: Any) -> Optional[Tuple[TradeOrder, ...]]:
     """history_orders_get([date_from, date_to, [group="GROUP"]],[position=POSITION],[ticket=TICKET])
 
 Return orders in selected range from history or filtered by position id, ticket"""
-    return _history("history_orders_get", "/history/orders", "TradeOrder", args, kwargs)
+    return _history("history_orders_get", "/history/orders", TradeOrder, args, kwargs)
 
 
 @_api(None)
-def history_deals_total(*args, **kwargs):
+def history_deals_total(date_from: DateLike, date_to: DateLike, /) -> Optional[int]:
     """history_deals_total(date_from, date_to)
 
 Return the number of deals in selected range from history"""
-    return _history_total("history_deals_total", "/history/deals/total", args, kwargs)
+    return _history_total("/history/deals/total", date_from, date_to)
 
 
+@_typing.overload
+def history_deals_get(date_from: DateLike, date_to: DateLike, /, *, group: str = ...) -> Optional[Tuple[TradeDeal, ...]]: ...
+@_typing.overload
+def history_deals_get(*, ticket: int) -> Optional[Tuple[TradeDeal, ...]]: ...
+@_typing.overload
+def history_deals_get(*, position: int) -> Optional[Tuple[TradeDeal, ...]]: ...
 @_api(None)
-def history_deals_get(*args, **kwargs):
+def history_deals_get(*args: Any, **kwargs: Any) -> Optional[Tuple[TradeDeal, ...]]:
     """history_deals_get([date_from, date_to, [group="GROUP"]],[position=POSITION],[ticket=TICKET])
 
 Return deals in selected range from history or filtered by position id, ticket"""
-    return _history("history_deals_get", "/history/deals", "TradeDeal", args, kwargs)
+    return _history("history_deals_get", "/history/deals", TradeDeal, args, kwargs)
 
 # ====================================================================== calculations and trading
 
 
 @_api(None)
-def order_calc_margin(*args, **kwargs):
+def order_calc_margin(action: int, symbol: str, volume: float, price: float, /) -> Optional[float]:
     """order_calc_margin(action, symbol, volume, price)
 
 Calculate margin required for specified order"""
-    action, symbol, volume, price = _positional("order_calc_margin", args, kwargs, (4,))
     q = {"action": _int(action), "symbol": _str(symbol), "volume": _num(_float(volume)), "price": _num(_float(price))}
-    return _number(_get("/calc/margin", q), "margin", float)
+    return float(_finite(_get("/calc/margin", q), "margin"))
 
 
 @_api(None)
-def order_calc_profit(*args, **kwargs):
+def order_calc_profit(action: int, symbol: str, volume: float, price_open: float, price_close: float, /
+                      ) -> Optional[float]:
     """order_calc_profit(action, symbol, volume, price_open, price_close)
 
 Calculate profit for the current account in the current market conditions based on parameters passed"""
-    action, symbol, volume, p_open, p_close = _positional("order_calc_profit", args, kwargs, (5,))
+    p_open, p_close = price_open, price_close
     q = {"action": _int(action), "symbol": _str(symbol), "volume": _num(_float(volume)),
          "price_open": _num(_float(p_open)), "price_close": _num(_float(p_close))}
-    return _number(_get("/calc/profit", q), "profit", float)
+    return float(_finite(_get("/calc/profit", q), "profit"))
 
 
 _REQUEST_KINDS = dict(FIELDS["TradeRequest"])
 
 
-def _request(args, kwargs):
+def _request(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """The trade request as the real package reads it: one dict, or its fields as keywords."""
     if args and kwargs:
         raise Fail(-2, _UNNAMED)
@@ -764,7 +830,7 @@ def _request(args, kwargs):
         raw = args[0]
     else:
         raise Fail(-2, _INVALID_ARGS)
-    out = {}
+    out: Dict[str, Any] = {}
     for field, value in raw.items():
         kind = _REQUEST_KINDS.get(field)
         if kind is None:
@@ -788,17 +854,25 @@ def _request(args, kwargs):
     return out
 
 
+@_typing.overload
+def order_check(request: Mapping[str, Any], /) -> Optional[OrderCheckResult]: ...
+@_typing.overload
+def order_check(**fields: Any) -> Optional[OrderCheckResult]: ...
 @_api(None)
-def order_check(*args, **kwargs):
+def order_check(*args: Any, **kwargs: Any) -> Optional[OrderCheckResult]:
     """order_check(request)
 
 Check if there are enough funds to execute required trading operation"""
     request = _request(args, kwargs)
-    return _record("OrderCheckResult", _call("POST", "/order/check", body={"request": request}))
+    return _record(OrderCheckResult, _call("POST", "/order/check", body={"request": request}))
 
 
+@_typing.overload
+def order_send(request: Mapping[str, Any], /) -> Optional[OrderSendResult]: ...
+@_typing.overload
+def order_send(**fields: Any) -> Optional[OrderSendResult]: ...
 @_api(None)
-def order_send(*args, **kwargs):
+def order_send(*args: Any, **kwargs: Any) -> Optional[OrderSendResult]:
     """order_send(request)
 
 Not available: the gateway checks orders (order_check), it does not send them. Returns None with
@@ -809,8 +883,9 @@ last_error() (-7, ...)."""
 # ====================================================================== the package's Python helpers
 
 
-def _raw_order(order_type, symbol, volume, price, comment=None, ticket=None):
-    request = {"action": TRADE_ACTION_DEAL, "symbol": symbol, "volume": volume, "type": order_type,  # noqa: F821
+def _raw_order(order_type: int, symbol: str, volume: float, price: float, comment: Optional[str] = None,
+               ticket: Optional[int] = None) -> Optional[OrderSendResult]:
+    request: Dict[str, Any] = {"action": TRADE_ACTION_DEAL, "symbol": symbol, "volume": volume, "type": order_type,
                "price": price, "deviation": 10}
     if comment is not None:
         request["comment"] = comment
@@ -819,27 +894,29 @@ def _raw_order(order_type, symbol, volume, price, comment=None, ticket=None):
     return order_send(request)
 
 
-def Buy(symbol, volume, price=None, *, comment=None, ticket=None):
+def Buy(symbol: str, volume: float, price: Optional[float] = None, *, comment: Optional[str] = None,
+        ticket: Optional[int] = None) -> Optional[OrderSendResult]:
     """Market buy, as the real package's helper (order_send: always None with -7 here)."""
     if price is None:
         tick = symbol_info_tick(symbol)
         if tick is None:
             return None
         price = tick.ask
-    return _raw_order(ORDER_TYPE_BUY, symbol, volume, price, comment, ticket)  # noqa: F821
+    return _raw_order(ORDER_TYPE_BUY, symbol, volume, price, comment, ticket)
 
 
-def Sell(symbol, volume, price=None, *, comment=None, ticket=None):
+def Sell(symbol: str, volume: float, price: Optional[float] = None, *, comment: Optional[str] = None,
+         ticket: Optional[int] = None) -> Optional[OrderSendResult]:
     """Market sell, as the real package's helper (order_send: always None with -7 here)."""
     if price is None:
         tick = symbol_info_tick(symbol)
         if tick is None:
             return None
         price = tick.bid
-    return _raw_order(ORDER_TYPE_SELL, symbol, volume, price, comment, ticket)  # noqa: F821
+    return _raw_order(ORDER_TYPE_SELL, symbol, volume, price, comment, ticket)
 
 
-def Close(symbol, *, comment=None, ticket=None):
+def Close(symbol: str, *, comment: Optional[str] = None, ticket: Optional[int] = None) -> Optional[bool]:
     """Close positions, as the real package's helper (order_send: always None with -7 here)."""
     positions = positions_get(ticket=ticket) if ticket is not None else positions_get(symbol=symbol)
     if positions is None:
@@ -848,8 +925,8 @@ def Close(symbol, *, comment=None, ticket=None):
         tick = symbol_info_tick(symbol)
         if tick is None:
             return None
-        r = _raw_order(ORDER_TYPE_SELL if p.type == ORDER_TYPE_BUY else ORDER_TYPE_BUY, symbol, p.volume,  # noqa: F821
-                       tick.bid if p.type == ORDER_TYPE_BUY else tick.ask, comment, p.ticket)  # noqa: F821
+        r = _raw_order(ORDER_TYPE_SELL if p.type == ORDER_TYPE_BUY else ORDER_TYPE_BUY, symbol, p.volume,
+                       tick.bid if p.type == ORDER_TYPE_BUY else tick.ask, comment, p.ticket)
         if r is None:
             return None
     return False
@@ -867,10 +944,10 @@ assert len(FUNCTIONS) == 32
 assert MESSAGES[-7]
 
 
-def _gateway():
+def _gateway() -> Optional[_Gateway]:
     """The current Gateway (for tradeapi_client's extras: stream_ticks, ...), or None."""
     return _S.gateway
 
 
-def _clock():
+def _clock() -> _Clock:
     return _S.clock
