@@ -138,6 +138,10 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       if (match.kind === 'found') {
         routeLabel = match.route.path;
         timed = match.route.response.kind !== 'events' && match.route.response.kind !== 'websocket';
+      } else if (match.kind === 'method-not-allowed') {
+        // A known path asked with another method (GET /mcp): counted under its template, not as
+        // unmatched; every route of one path shares it.
+        routeLabel = match.routes[0]?.path ?? UNMATCHED_ROUTE;
       }
       // Counted before auth, so that guessing keys is limited too; /health is exempt.
       if (limited && !isPublic) {
