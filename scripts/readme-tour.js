@@ -209,19 +209,15 @@ function writeOutLine(shown, answer, command, parquetRows) {
 }
 
 /**
- * The lines a deterministic step shows for `answer` (runCommand's result), in the layout the block
- * uses for it: a `-w` status line; a JSON object with `...` for members left out; a JSON array one
- * element a line; or the answer as it came.
+ * The lines a deterministic step shows for `answer` (runCommand's result): a `-w` status line; a
+ * JSON object with `...` for members left out; otherwise the answer byte for byte as curl prints
+ * it (an array on one line as it comes, never re-wrapped for the page: a reader compares the two).
  */
 export function renderOutput(step, answer) {
   const text = answer.stdout.replace(/\n$/, '');
   const shown = step.output.join('\n');
   if (/(?:^|\s)-w\s/.test(step.command)) return text.split('\n').map((line, i) => writeOutLine(step.output[i] ?? '', line, step.command, answer.parquetRows));
   if (shown.includes('...') && text.startsWith('{')) return [elided(shown, text)];
-  if (step.output.length > 1 && text.startsWith('[')) {
-    const items = topLevelItems(text);
-    return items.map((item, i) => `${i === 0 ? '[' : ' '}${item}${i === items.length - 1 ? ']' : ','}`);
-  }
   return text.split('\n');
 }
 

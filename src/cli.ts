@@ -1,15 +1,16 @@
-// `tradeapi serve [--host H] [--port P] [--read-only]`, `tradeapi export …` (src/export/) and `tradeapi --help`.
+// `tradeapi serve [--host H] [--port P] [--read-only] [--pid-file PATH]`, `tradeapi export …` (src/export/) and `tradeapi --help`.
 import { parseArgs } from 'node:util';
 
 import { ConfigError, ignoredInReadOnly, loadConfig, redisLabel, type Config } from './config/index.js';
 import { AdapterUnavailableError, pickAdapter } from './http/adapters/index.js';
 import { createLogger, exitProcess, type Logger } from './log.js';
+import { PidFileError, removePidFile, writePidFile } from './pid-file.js';
 import { packageVersion } from './version.js';
 
 const HELP = `tradeapi - HTTP gateway in front of a MetaTrader 5 terminal
 
 Usage:
-  tradeapi serve [--host 127.0.0.1] [--port 8000] [--read-only]
+  tradeapi serve [--host 127.0.0.1] [--port 8000] [--read-only] [--pid-file PATH]
   tradeapi export ticks|rates SYMBOL --from DATE --to DATE [--timeframe TF] [--flags F] -o FILE
                    a range straight to FILE.parquet|.arrow|.json (tradeapi export --help)
   tradeapi sync --store DIR --symbols S,S --from DATE [--to DATE] [--follow] [--refresh DAYS]
@@ -27,6 +28,9 @@ Options (override TRADEAPI_HOST / TRADEAPI_PORT):
   --port <port>    port to listen on (default 8000; 0 picks a free one)
   --read-only      read-only deployment: GET data routes only, under /api/v1, with
                    mandatory key, rate limit and CORS (its own variables, below)
+  --pid-file PATH  write this process's PID to PATH (replaced atomically), removed on exit; for
+                   supervisors and scripts: npm does not forward signals, so stopping
+                   \`npm start\` by npm's PID leaves the server running (docs/operations.md)
 
 Environment, full service:
   TRADEAPI_SECRET_KEY                     API key for X-API-Key; unset or empty disables auth
@@ -76,7 +80,8 @@ Environment, both:
   TRADEAPI_COMPRESS_NEAR                  comma-separated CIDRs (default: loopback and private ranges)
 
 Shutdown: SIGTERM or SIGINT (on Windows also Ctrl+Break) stops accepting and gives responses in
-flight the grace period, then aborts them; a second signal exits at once.
+flight the grace period, then aborts them; a second signal exits at once. Send it to node's own PID
+(--pid-file), not npm's: npm does not forward it.
 `;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or configuration (nothing listened). */
@@ -136,6 +141,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         host: { type: 'string' },
         port: { type: 'string' },
         'read-only': { type: 'boolean' },
+        'pid-file': { type: 'string' },
       },
     });
   } catch (e) {
@@ -161,6 +167,20 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (e) {
     if (e instanceof ConfigError || e instanceof AdapterUnavailableError) refuse(e.message);
     throw e;
+  }
+
+  // Before anything listens: a path that cannot hold it is a usage error (exit 2). Removed on any
+  // exit (the shutdown below ends in process.exit), if it still holds this PID.
+  const pidFile = values['pid-file'];
+  if (pidFile !== undefined) {
+    let written: string;
+    try {
+      written = writePidFile(pidFile);
+    } catch (e) {
+      if (e instanceof PidFileError) refuse(e.message);
+      throw e;
+    }
+    process.on('exit', () => removePidFile(written));
   }
 
   const logger = createLogger(config.logLevel);

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 
 import type { ParquetCompression } from '../encode/index.js';
 import type { Format } from '../encode/types.js';
-import { ParameterParser } from '../http/params.js';
+import { ParameterParser, parseIsoUtc } from '../http/params.js';
 import { ProblemError } from '../http/problem.js';
 import type { Route } from '../http/route.js';
 import { rateRoutes } from '../routes/rates.js';
@@ -35,13 +35,41 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** What every command's --from and --to take (parseDateOption), for their usage texts. */
+export const DATE_FORMS = 'YYYY-MM-DD (a UTC day: its start in --from, through its end in --to) or ISO 8601 UTC ending in Z, e.g. 2024-01-09T10:00:00Z';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A date option of any command (export, sync, verify, store gaps), one parser for all: an ISO 8601
+ * UTC timestamp ending in Z, as the HTTP API takes, or a bare UTC day YYYY-MM-DD, which means its
+ * first millisecond in --from (`end` 'start') and its last, 23:59:59.999, in --to (`end` 'end').
+ */
+export function parseDateOption(option: string, raw: string, end: 'start' | 'end'): number {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(raw);
+  const ms = day ? parseIsoUtc(`${raw}T00:00:00Z`) : parseIsoUtc(raw);
+  if (ms === undefined) throw new UsageError(`${option} must be YYYY-MM-DD or an ISO 8601 UTC timestamp ending in Z, e.g. 2024-01-08T00:00:00Z; received ${JSON.stringify(raw)}`);
+  if (ms < Date.UTC(1970, 0, 1)) throw new UsageError(`${option} must not be before 1970; received ${JSON.stringify(raw)}`);
+  return day && end === 'end' ? ms + DAY_MS - 1 : ms;
+}
+
+/** --from and --to read by parseDateOption; refused when --from is later. */
+export function parseDateRange(from: string | undefined, to: string | undefined): { fromMs: number | undefined; toMs: number | undefined } {
+  const fromMs = from === undefined ? undefined : parseDateOption('--from', from, 'start');
+  const toMs = to === undefined ? undefined : parseDateOption('--to', to, 'end');
+  if (fromMs !== undefined && toMs !== undefined && toMs < fromMs) {
+    throw new UsageError(`--from (${new Date(fromMs).toISOString()}) must not be later than --to (${new Date(toMs).toISOString()})`);
+  }
+  return { fromMs, toMs };
+}
+
 export const EXPORT_USAGE = `Usage:
   tradeapi export ticks SYMBOL --from DATE --to DATE [--flags COPY_TICKS_ALL] -o FILE
   tradeapi export rates SYMBOL --from DATE --to DATE --timeframe TIMEFRAME_M1 -o FILE
 
   -o, --output FILE       FILE.parquet, FILE.arrow or FILE.json (the format follows the extension);
                           - (stdout), a FIFO or a device is written straight into (give --format)
-  --from, --to DATE       ISO 8601 UTC ending in Z, e.g. 2024-01-09T00:00:00Z (both inclusive)
+  --from, --to DATE       ${DATE_FORMS} (both inclusive)
   --timeframe TF          rates: TIMEFRAME_* name or its integer
   --flags F               ticks: COPY_TICKS_ALL (default), COPY_TICKS_INFO, COPY_TICKS_TRADE or the integer
   --format F              parquet, arrow or json (instead of the extension)
@@ -124,10 +152,12 @@ export function parseExportArgs(args: readonly string[], cwd = process.cwd()): E
     format = byExt;
   }
 
+  // The dates as every command reads them; the route's parser then sees them as the HTTP API would.
+  const range = parseDateRange(values.from, values.to);
   const raw: Record<string, string | undefined> = {
     symbol,
-    date_from: values.from,
-    date_to: values.to,
+    date_from: new Date(range.fromMs as number).toISOString(),
+    date_to: new Date(range.toMs as number).toISOString(),
     timeframe: values.timeframe,
     flags: values.flags,
     compression: values.compression,
@@ -141,7 +171,6 @@ export function parseExportArgs(args: readonly string[], cwd = process.cwd()): E
   }
   const fromMs = query.date_from as number;
   const toMs = query.date_to as number;
-  if (fromMs > toMs) throw new UsageError(`--from (${new Date(fromMs).toISOString()}) must not be later than --to (${new Date(toMs).toISOString()})`);
   return {
     what,
     symbol: query.symbol as string,

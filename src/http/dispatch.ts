@@ -58,6 +58,8 @@ export interface DispatcherOptions {
 }
 
 const encoder = new TextEncoder();
+/** The 401 challenge of a route that takes the key as a bearer token: fixed text, never the key presented. */
+export const BEARER_CHALLENGE = 'Bearer realm="tradeapi", error="invalid_token", error_description="send X-API-Key or Authorization: Bearer"';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function createDispatcher(opts: DispatcherOptions): RequestHandler {
@@ -136,6 +138,10 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       if (match.kind === 'found') {
         routeLabel = match.route.path;
         timed = match.route.response.kind !== 'events' && match.route.response.kind !== 'websocket';
+      } else if (match.kind === 'method-not-allowed') {
+        // A known path asked with another method (GET /mcp): counted under its template, not as
+        // unmatched; every route of one path shares it.
+        routeLabel = match.routes[0]?.path ?? UNMATCHED_ROUTE;
       }
       // Counted before auth, so that guessing keys is limited too; /health is exempt.
       if (limited && !isPublic) {
@@ -156,7 +162,13 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
       const bearer = match.kind === 'found' ? match.route.bearerKey : match.kind === 'method-not-allowed' && match.routes.some((r) => r.bearerKey);
       const presented = req.header('x-api-key') ?? (bearer ? bearerToken(req.header('authorization')) : undefined);
       if (keyCheck && !isPublic && !authByMessage && !keyCheck(presented)) {
-        throw new ProblemError('unauthorized', bearer ? 'a valid X-API-Key header (or Authorization: Bearer <key>) is required' : 'a valid X-API-Key header is required');
+        // A bearer route (POST /mcp) says how to authenticate in the header MCP clients read
+        // (RFC 6750 §3), with no OAuth metadata: the key is static, there is nothing to discover.
+        throw new ProblemError(
+          'unauthorized',
+          bearer ? 'a valid X-API-Key header (or Authorization: Bearer <key>) is required' : 'a valid X-API-Key header is required',
+          bearer ? { 'www-authenticate': BEARER_CHALLENGE } : undefined,
+        );
       }
       if (match.kind === 'not-found') throw new ProblemError('notFound', `no resource at ${req.path}`);
       if (match.kind === 'method-not-allowed') {

@@ -123,6 +123,12 @@ export interface RouteSpec<Q extends TProperties, P extends TProperties, B exten
   readonly terminal?: boolean;
   /** Not listed in OpenAPI (docs assets). */
   readonly hidden?: boolean;
+  /**
+   * An MCP tool though not a data route (a 'json' answer, e.g. /server-time, /store/coverage): every
+   * data route is one already (src/routes/mcp-tools.ts). Only where the route is in the table: a
+   * route served under a condition (/store/* with TRADEAPI_STORE) is a tool under that condition.
+   */
+  readonly mcpTool?: boolean;
   readonly query?: Q;
   readonly params?: P;
   /** Request headers the handler reads (for OpenAPI; the handler validates them itself). */
@@ -150,6 +156,7 @@ export interface Route {
   readonly bearerKey: boolean;
   readonly terminal: boolean;
   readonly hidden: boolean;
+  readonly mcpTool: boolean;
   readonly query: TObject;
   readonly params: TObject;
   readonly headers: readonly HeaderParam[];
@@ -182,6 +189,7 @@ export function defineRoute<Q extends TProperties = {}, P extends TProperties = 
     bearerKey: spec.bearerKey ?? false,
     terminal: spec.terminal ?? true,
     hidden: spec.hidden ?? false,
+    mcpTool: spec.mcpTool ?? false,
     query: Type.Object(queryProps),
     params: Type.Object(spec.params ?? {}),
     headers: spec.headers ?? [],

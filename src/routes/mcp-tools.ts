@@ -1,4 +1,5 @@
-// MCP tools generated from the route table: one per data route the variant serves, named after the
+// MCP tools generated from the route table: one per data route the variant serves (and per route the
+// table flags `mcpTool`: /server-time, /store/coverage), named after the
 // MetaTrader5 function it mirrors (Route.operationId, also its OpenAPI operationId), its input
 // schema the route's own query, path and body schemas, its answer the route's own handler's,
 // encoded by the JSON encoder HTTP uses. Nothing here names a route: a route added to the table is
@@ -47,6 +48,9 @@ export interface ToolResult {
 
 /** A data route: one answered as JSON, Parquet (or Arrow). Health, metrics, docs, events, /ws and /mcp are not. */
 export const isDataRoute = (route: Route): boolean => route.formats.length > 0 && !route.hidden;
+
+/** A route that is an MCP tool: every data route, and those the table flags (`mcpTool`: /server-time, /store/coverage). */
+export const isToolRoute = (route: Route): boolean => isDataRoute(route) || (route.mcpTool && !route.hidden && route.response.kind === 'json');
 
 /** Where an input property of a tool goes in the route's request. */
 type Slot = 'path' | 'query' | 'body';
@@ -98,7 +102,7 @@ export class RouteTool {
     const answer = bounded
       ? ` Answers {rows, returned, more, parquet}: at most ${MAX_INLINE_ROWS} rows inline, \`more\` true when the answer has more, ` +
         '`parquet` the HTTP path (relative, without the API key: send it as for any request) of the whole answer as a Parquet file.'
-      : route.response.kind === 'object'
+      : route.response.kind === 'object' || route.response.kind === 'json'
         ? ` Answers one JSON object: ${route.response.description}.`
         : '';
     const problems = ' Failures are tool errors whose structured content is the RFC 7807 problem the HTTP route answers.';
@@ -181,9 +185,9 @@ function asText(name: string, value: unknown): string {
   throw validationError(`argument '${name}' must be a string, a number or a boolean; received ${preview(value)}`);
 }
 
-/** The tools of a route table: one per data route, in table order; two routes with one name are an error. */
+/** The tools of a route table: one per data route and flagged route, in table order; two routes with one name are an error. */
 export function routeTools(routes: readonly Route[], prefix: string): RouteTool[] {
-  const tools = routes.filter(isDataRoute).map((route) => new RouteTool(route, prefix));
+  const tools = routes.filter(isToolRoute).map((route) => new RouteTool(route, prefix));
   const seen = new Map<string, Route>();
   for (const tool of tools) {
     const other = seen.get(tool.name);
@@ -198,6 +202,13 @@ async function answer(reply: Reply, parquet: string | undefined): Promise<Json> 
   switch (reply.kind) {
     case 'object':
       return (await asJson(reply)) as Json;
+    case 'json':
+      // A flagged route's answer (/server-time, /store/coverage): its JSON as HTTP sends it. Its
+      // failures are thrown as problems, so a status here is a success.
+      if (reply.status >= 400 || typeof reply.value !== 'object' || reply.value === null || Array.isArray(reply.value)) {
+        throw new Error(`a tool's route answered status ${reply.status} with ${Array.isArray(reply.value) ? 'an array' : typeof reply.value}, not an object`);
+      }
+      return JSON.parse(JSON.stringify(reply.value)) as Json;
     case 'records': {
       const more = reply.rows.length > MAX_INLINE_ROWS;
       const rows = (await asJson({ ...reply, rows: reply.rows.slice(0, MAX_INLINE_ROWS) })) as unknown[];

@@ -49,6 +49,7 @@ export const serverTimeRoutes: readonly Route[] = [
       'to true UTC both ways and gives the offsets here, so that a client can give scripts the server-time values the MetaTrader5 package would.',
     tags: ['system'],
     operational: false,
+    mcpTool: true,
     response: { kind: 'json', description: 'The clock of the returned times', schema: ServerTimeSchema },
     async handler({ config }) {
       let value: { utc: boolean; zone: string | null; transitions: Array<[number, number]> };

@@ -48,6 +48,8 @@ export const storeRoutes: readonly Route[] = [
       'A 404 when no store is configured or it holds nothing of the symbol. See docs/store.md.',
     tags: ['market data'],
     operational: false,
+    // A tool where the route is served: with TRADEAPI_STORE only (routes/index.ts).
+    mcpTool: true,
     query: {
       symbol: Param.symbol(),
       date_from: Type.Optional(Param.date('First day to report on')),

@@ -109,12 +109,20 @@ export function tickCoverage(manifest: Manifest, symbol: string, fromMs?: number
   return { symbol, server: manifest.server, zone: manifest.zone, from: from ?? null, to: to ?? null, totals, unproven, rows, days, gaps };
 }
 
+/** `1 day`, `2 days`, `0 days`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** The report as lines for a terminal. */
 export function formatGaps(report: SymbolCoverageReport): string {
   const lines = [`${report.symbol} ticks in the store (server ${report.server}, zone ${report.zone}): ${report.from ?? '-'} .. ${report.to ?? '-'}`];
   const t = report.totals;
-  lines.push(`  ${t.complete} days with ticks (${report.rows} rows), ${t.weekend} weekend days and ${t.empty} weekdays without ticks, ${t.partial} partial, ${t.unavailable} unavailable, ${t.missing} missing${t.damaged > 0 ? `, ${t.damaged} damaged` : ''}`);
-  if (report.unproven > 0) lines.push(`  ${report.unproven} days stored without a proof (a tradeapi-store/1 store): tradeapi verify --repair adds them`);
+  lines.push(
+    `  ${count(t.complete, 'day')} with ticks (${count(report.rows, 'row')}), ${count(t.weekend, 'weekend day')} and ${count(t.empty, 'weekday')} without ticks, ` +
+      `${t.partial} partial, ${t.unavailable} unavailable, ${t.missing} missing${t.damaged > 0 ? `, ${t.damaged} damaged` : ''}`,
+  );
+  if (report.unproven > 0) lines.push(`  ${count(report.unproven, 'day')} stored without a proof (a tradeapi-store/1 store): tradeapi verify --repair adds them`);
   for (const g of report.gaps) {
     const span = g.from === g.to ? g.from : `${g.from} .. ${g.to}`;
     const why = {

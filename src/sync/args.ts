@@ -1,12 +1,11 @@
-// `tradeapi sync` and `tradeapi store gaps` arguments. Dates are read by the HTTP layer's own
-// parser (an ISO 8601 UTC timestamp ending in Z), or as a bare UTC day YYYY-MM-DD.
+// `tradeapi sync` and `tradeapi store gaps` arguments. Dates are read as every command reads them
+// (export/args.ts parseDateOption): an ISO 8601 UTC timestamp ending in Z, or a bare UTC day.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { parseIsoUtc } from '../http/params.js';
-import { UsageError, usageMessage } from '../export/args.js';
+import { DATE_FORMS, parseDateOption, parseDateRange, UsageError, usageMessage } from '../export/args.js';
 
-export { UsageError };
+export { DATE_FORMS, parseDateOption, parseDateRange, UsageError };
 
 export interface SyncRequest {
   /** The store directory, absolute. */
@@ -31,8 +30,9 @@ export const SYNC_USAGE = `Usage:
 
   --store DIR          the store (default: TRADEAPI_STORE); created if missing
   --symbols S,S,...    symbols to pull (comma-separated)
-  --from DATE          first day: YYYY-MM-DD or ISO 8601 UTC ending in Z (the whole UTC day is pulled)
+  --from DATE          first day (the whole UTC day is pulled)
   --to DATE            last day (default: now); days after now are never pulled
+                       DATE: ${DATE_FORMS}
   --follow             keep going: a pass every --interval seconds, so the store stays current
   --interval S         seconds between --follow passes (default 60)
   --refresh DAYS       fetch again the complete days of the last DAYS days (revised by the broker)
@@ -51,18 +51,12 @@ busy), 2 bad arguments, 130/143 interrupted.
 export const GAPS_USAGE = `Usage:
   tradeapi store gaps SYMBOL [--store DIR] [--from DATE] [--to DATE] [--json]
 
+  DATE: ${DATE_FORMS}
+
   Lists the days of SYMBOL's ticks in the store that are missing (never fetched), partial, refused
   by the terminal, or empty, telling weekends apart from weekdays without ticks (holidays). The
   range defaults to the first and last day the store has fetched for SYMBOL.
 `;
-
-/** A date option: ISO 8601 UTC ending in Z, or YYYY-MM-DD. */
-export function parseDateOption(option: string, raw: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? parseIsoUtc(`${raw}T00:00:00Z`) : parseIsoUtc(raw);
-  if (ms === undefined) throw new UsageError(`${option} must be YYYY-MM-DD or an ISO 8601 UTC timestamp ending in Z, e.g. 2024-01-08T00:00:00Z; received ${JSON.stringify(raw)}`);
-  if (ms < Date.UTC(1970, 0, 1)) throw new UsageError(`${option} must not be before 1970; received ${JSON.stringify(raw)}`);
-  return ms;
-}
 
 /** Symbol names as the terminal knows them: printable, no commas or spaces. */
 export const SYMBOL = /^[^\s,\x00-\x1f\x7f]{1,64}$/;
@@ -102,9 +96,7 @@ export function parseSyncArgs(args: readonly string[], env: Readonly<Record<stri
   const symbols = [...new Set(v.symbols.split(',').map((s) => s.trim()))];
   for (const s of symbols) if (!SYMBOL.test(s)) throw new UsageError(`--symbols: ${JSON.stringify(s)} is not a symbol name`);
   if (v.from === undefined) throw new UsageError('--from is required (the first day to pull)');
-  const fromMs = parseDateOption('--from', v.from);
-  const toMs = v.to === undefined ? undefined : parseDateOption('--to', v.to);
-  if (toMs !== undefined && toMs < fromMs) throw new UsageError(`--from (${new Date(fromMs).toISOString()}) must not be later than --to (${new Date(toMs).toISOString()})`);
+  const { fromMs, toMs } = parseDateRange(v.from, v.to);
   const count = (option: string, raw: string | undefined, dflt: number, min: number, max: number): number => {
     if (raw === undefined) return dflt;
     if (!/^\d{1,7}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${option} must be an integer from ${min} to ${max}; received ${JSON.stringify(raw)}`);
@@ -117,7 +109,7 @@ export function parseSyncArgs(args: readonly string[], env: Readonly<Record<stri
   return {
     store,
     symbols,
-    fromMs,
+    fromMs: fromMs as number,
     toMs,
     follow: v.follow === true,
     refreshDays,
@@ -159,8 +151,6 @@ export function parseGapsArgs(args: readonly string[], env: Readonly<Record<stri
   if (symbol === undefined) throw new UsageError('store gaps: the SYMBOL is missing');
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (!SYMBOL.test(symbol)) throw new UsageError(`${JSON.stringify(symbol)} is not a symbol name`);
-  const fromMs = v.from === undefined ? undefined : parseDateOption('--from', v.from);
-  const toMs = v.to === undefined ? undefined : parseDateOption('--to', v.to);
-  if (fromMs !== undefined && toMs !== undefined && toMs < fromMs) throw new UsageError('--from must not be later than --to');
+  const { fromMs, toMs } = parseDateRange(v.from, v.to);
   return { store: storeDir(v.store, env, cwd), symbol, fromMs, toMs, json: v.json === true };
 }

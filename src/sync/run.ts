@@ -23,6 +23,7 @@ import { ConfigError, loadTerminalSettings, type Env } from '../config/index.js'
 import { encodeSeries } from '../encode/index.js';
 import { AtomicFile } from '../export/atomic-file.js';
 import { Progress, type ProgressStream } from '../export/progress.js';
+import { symbolHint } from '../http/symbol-hint.js';
 import { lowerBound } from '../store/decode-protocol.js';
 import { DAY_MS, dayKey, dayStart, MINUTE_MS, monthKey, monthStart, nextMonthStart, partitionFile, type Dataset } from '../store/layout.js';
 import { StoreBusyError, StoreLock } from '../store/lock.js';
@@ -598,7 +599,9 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
         await terminal.symbolInfo(symbol);
       } catch (e) {
         if (isTerminalError(e) && e.kind === 'not_found') {
-          say(`--symbols: the terminal has no symbol ${JSON.stringify(symbol)}`);
+          // The HTTP API's hint: "did you mean EURUSD?" for eurusd.
+          const hint = await symbolHint(terminal, symbol, '');
+          say(`--symbols: the terminal has no symbol ${JSON.stringify(symbol)}${hint === undefined ? '' : `; ${hint}`}`);
           return EXIT_USAGE;
         }
         throw e;

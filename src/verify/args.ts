@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 
 import { usageMessage } from '../export/args.js';
-import { parseDateOption, storeDir, SYMBOL, UsageError } from '../sync/args.js';
+import { DATE_FORMS, parseDateRange, storeDir, SYMBOL, UsageError } from '../sync/args.js';
 
 export { UsageError };
 
@@ -33,8 +33,9 @@ export const VERIFY_USAGE = `Usage:
 
   --store DIR          the store (default: TRADEAPI_STORE)
   --symbols S,S,...    symbols to verify (default: every symbol the store holds)
-  --from DATE          first day (and its month, for bars): YYYY-MM-DD or ISO 8601 UTC ending in Z
+  --from DATE          first day (and its month, for bars)
   --to DATE            last day (and its month); both default to all the store holds
+                       DATE: ${DATE_FORMS}
   --only ticks|bars    verify only ticks, or only M1 bars (default both)
   --repair             fetch again, atomically and under the store's lock, every partition found
                        damaged, differing from the terminal, or without proof; never one the
@@ -91,11 +92,7 @@ export function parseVerifyArgs(args: readonly string[], env: Readonly<Record<st
     symbols = [...new Set(v.symbols.split(',').map((s) => s.trim()))];
     for (const s of symbols) if (!SYMBOL.test(s)) throw new UsageError(`--symbols: ${JSON.stringify(s)} is not a symbol name`);
   }
-  const fromMs = v.from === undefined ? undefined : parseDateOption('--from', v.from);
-  const toMs = v.to === undefined ? undefined : parseDateOption('--to', v.to);
-  if (fromMs !== undefined && toMs !== undefined && toMs < fromMs) {
-    throw new UsageError(`--from (${new Date(fromMs).toISOString()}) must not be later than --to (${new Date(toMs).toISOString()})`);
-  }
+  const { fromMs, toMs } = parseDateRange(v.from, v.to);
   if (v.only !== undefined && v.only !== 'ticks' && v.only !== 'bars') throw new UsageError(`--only must be ticks or bars; received ${JSON.stringify(v.only)}`);
   let waitS = DEFAULT_WAIT_S;
   if (v['wait-s'] !== undefined) {

@@ -74,7 +74,7 @@ await t.test('bad arguments: a clear message and exit 2, no file', async (t) => 
     [['ticks', 'EURUSD', ...from], /-o FILE is required/],
     [['ticks', 'EURUSD', ...from, '-o'], /option -o needs a value/],
     [['ticks', 'EURUSD', '--to', '2024-01-09T11:00:00Z', '-o', 'x.parquet'], /--from is required/],
-    [['ticks', 'EURUSD', '--from', '2024-01-09', '--to', '2024-01-09T11:00:00Z', '-o', 'x.parquet'], /--from must be an ISO 8601 UTC timestamp/],
+    [['ticks', 'EURUSD', '--from', '2024-01-09T10:00', '--to', '2024-01-09T11:00:00Z', '-o', 'x.parquet'], /--from must be YYYY-MM-DD or an ISO 8601 UTC timestamp/],
     [['ticks', 'EURUSD', '--from', '2024-01-09T12:00:00Z', '--to', '2024-01-09T11:00:00Z', '-o', 'x.parquet'], /--from .* must not be later than --to/],
     [['ticks', 'EURUSD', ...from, '-o', 'x.csv'], /cannot tell the format from "x.csv"/],
     [['ticks', 'EURUSD', ...from, '--format', 'csv', '-o', 'x.parquet'], /--format must be one of parquet, arrow, json/],

@@ -177,11 +177,11 @@ await t.test('SIGINT while writing a big range: no FILE, no temp file, exit 130'
 
 await t.test(`${DOC_SNIPPETS.export.page}'s export commands, as written`, async (t) => {
   const block = docBlock(DOC_SNIPPETS.export);
-  if (!block) return t.fail(`no sh block with \`npx tradeapi export ticks\` in ${DOC_SNIPPETS.export.page}`);
-  const commands = block.split('\n').filter((l) => l.startsWith('npx tradeapi export '));
+  if (!block) return t.fail(`no sh block with \`node bin/tradeapi.js export ticks\` in ${DOC_SNIPPETS.export.page}`);
+  const commands = block.split('\n').filter((l) => l.startsWith('node bin/tradeapi.js export '));
   t.equal(commands.length, 2, 'ticks and rates');
   for (const line of commands) {
-    // The words of the line (no quoting in it) after `npx tradeapi export`.
+    // The words of the line (no quoting in it) after `node bin/tradeapi.js export`.
     const args = line.split(/\s+/).slice(3);
     const r = await exportCli(args);
     t.equal(r.code, 0, line, { stderr: r.stderr });

@@ -25,6 +25,7 @@ export const ROOM_RANKS: Readonly<Record<string, number>> = {
   terminal: 6,
   metrics: 7,
   log: 8,
+  'pid-file': 8.5,
   config: 9,
   version: 9,
 };

@@ -49,9 +49,9 @@ if ('skip' in choice) {
     const terminal = openSimTerminal();
     t.teardown(() => terminal.close());
     // docs/store.md's sync command.
-    const sync = block('tradeapi sync --store').split('\n').find((l) => l.startsWith('npx tradeapi sync'));
+    const sync = block('tradeapi sync --store').split('\n').find((l) => l.startsWith('node bin/tradeapi.js sync'));
     t.ok(sync, 'docs/store.md shows the sync command');
-    // Its words after `npx tradeapi sync`, as written, with the store in this test's directory.
+    // Its words after `node bin/tradeapi.js sync`, as written, with the store in this test's directory.
     const args = (sync ?? '').split(/\s+/).slice(3).map((w, i, all) => (all[i - 1] === '--store' ? path.join(dir, w) : w));
     t.same(args.slice(2), ['--symbols', 'EURUSD,USDJPY', '--from', '2024-01-08', '--to', '2024-01-10'], 'the range this test checks');
     const code = await runSync(args, {

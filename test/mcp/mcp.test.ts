@@ -4,7 +4,7 @@
 // account_info, order_check (full variant only), problems as tool errors, and no key, no MCP.
 import t, { type Test } from 'tap';
 
-import { isDataRoute, MAX_INLINE_ROWS } from '../../src/routes/mcp-tools.js';
+import { isToolRoute, MAX_INLINE_ROWS } from '../../src/routes/mcp-tools.js';
 import { routeTable } from '../../src/routes/index.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 import { callTool, INITIALIZE, mcpClient, postMcp } from './mcp-client.js';
@@ -58,9 +58,10 @@ await forEachAdapter(t, async (t, adapter) => {
       await t.test('lists one tool per data route the variant serves, named after its MetaTrader5 function', async (t) => {
         const { tools } = await client.listTools();
         const names = tools.map((tool) => tool.name);
-        const expected = routeTable({ prefix: v.prefix, version: '0', authRequired: true, readOnly: v.readOnly }).filter(isDataRoute).map((r) => r.operationId);
+        const expected = routeTable({ prefix: v.prefix, version: '0', authRequired: true, readOnly: v.readOnly }).filter(isToolRoute).map((r) => r.operationId);
         t.same([...names].sort(), [...expected].sort(), `${names.length} tools`);
-        for (const name of ['symbol_info_tick', 'copy_ticks_range', 'copy_rates_from_pos', 'account_info', 'positions_get', 'history_deals_get']) t.ok(names.includes(name), name);
+        for (const name of ['symbol_info_tick', 'copy_ticks_range', 'copy_rates_from_pos', 'account_info', 'positions_get', 'history_deals_get', 'get_server_time']) t.ok(names.includes(name), name);
+        t.notOk(names.includes('get_store_coverage'), 'no store tool without a store');
         for (const name of ['order_check', 'symbol_select', 'order_calc_margin', 'market_book_add', 'market_book_get']) t.equal(names.includes(name), !v.readOnly, `${name} ${v.readOnly ? 'not ' : ''}listed`);
         for (const name of ['get_health', 'get_metrics', 'get_events', 'get_ws', 'get_openapi_json', 'get_docs', 'post_mcp']) t.notOk(names.includes(name), `no tool ${name}`);
         const ticks = tools.find((tool) => tool.name === 'copy_ticks_range');

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log.js';
 import { ServiceMetrics } from '../../src/metrics.js';
 import { apiRoutes, routeTable } from '../../src/routes/index.js';
 import { mcpRoutes } from '../../src/routes/mcp.js';
-import { isDataRoute, MAX_INLINE_ROWS, routeTools } from '../../src/routes/mcp-tools.js';
+import { isDataRoute, isToolRoute, MAX_INLINE_ROWS, routeTools } from '../../src/routes/mcp-tools.js';
 import type { Series, TickChunk } from '../../src/terminal/series.js';
 import { callTool, mcpClient } from './mcp-client.js';
 
@@ -25,9 +25,10 @@ const table = (readOnly: boolean): Route[] => routeTable({ prefix: '', version: 
 t.test('every data route has its tool, named after its MetaTrader5 function, with its own schemas', async (t) => {
   for (const readOnly of [false, true]) {
     const routes = table(readOnly);
-    const data = routes.filter(isDataRoute);
+    const data = routes.filter(isToolRoute);
     const tools = routeTools(routes, '/p');
-    t.equal(tools.length, data.length, `${readOnly ? 'read-only' : 'full'}: ${tools.length} tools for ${data.length} data routes`);
+    t.equal(tools.length, data.length, `${readOnly ? 'read-only' : 'full'}: ${tools.length} tools for ${data.length} data and flagged routes`);
+    t.same(data.filter((r) => !isDataRoute(r)).map((r) => r.path), ['/server-time'], 'flagged in the table: /server-time (/store/coverage with a store)');
     for (const route of data) {
       const matching = tools.filter((tool) => tool.route === route);
       t.equal(matching.length, 1, `${route.method} ${route.path}: one tool`);
