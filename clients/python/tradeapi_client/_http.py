@@ -157,7 +157,10 @@ class Gateway(object):
         conn.deadline, conn.idle = deadline, None
         job = _job()
         if job is not None and not job.attach(conn):
-            self._release(conn)
+            if reused:
+                self._release(conn)  # untouched: back to the pool
+            else:
+                conn.close()
             raise Fail(-10005, _CANCELLED)
         return conn, reused
 
