@@ -1,9 +1,12 @@
 """tradeapi_client.aio against the simulated terminal: asyncio.gather over several symbols gives the
 sync results byte for byte; each task keeps its own last_error(); failures return what the sync
 functions return; a cancelled call (waiting or under way) leaves the pool working, and one under
-way is cut rather than left to run."""
+way is cut rather than left to run (Cut: against a server that stalls, so without the cut the
+call would hold its thread for its whole timeout)."""
 import asyncio
 import inspect
+import socket
+import threading
 import time
 import unittest
 from datetime import datetime, timedelta, timezone
@@ -196,6 +199,84 @@ class Aio(unittest.TestCase):
         same = mt5.copy_ticks_range("EURUSD", NOW - timedelta(minutes=30), NOW - timedelta(minutes=20),
                                     mt5.COPY_TICKS_ALL)
         self.assertEqual(same.tobytes(), small.tobytes())
+
+
+class StalledServer(object):
+    """A loopback server: GET /server-time answered, a series' head sent and then nothing; notes
+    when the client closes (or shuts down) the series' connection."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.series_started = threading.Event()
+        self.client_gone = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        buf = b""
+        with conn:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                if b" /server-time" in head.split(b"\r\n", 1)[0]:
+                    body = b'{"utc": false}'
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                                 % (len(body), body))
+                    continue
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.tradeapi.packed\r\n"
+                             b"Transfer-Encoding: chunked\r\n\r\n")
+                self.series_started.set()
+                conn.settimeout(60)
+                try:
+                    while conn.recv(65536):
+                        pass
+                except OSError:
+                    pass
+                self.client_gone.set()
+                return
+
+    def close(self):
+        self.sock.close()
+
+
+class Cut(unittest.TestCase):
+    def test_a_cancelled_call_under_way_is_cut(self):
+        """The body never comes and the timeout is long: without the cut, the pool thread (and the
+        connection) would be held for the whole timeout."""
+        server = StalledServer()
+        try:
+            async def go():
+                self.assertTrue(await aio.initialize(url=server.url, timeout=60000), aio.last_error())
+                task = asyncio.ensure_future(aio.copy_ticks_range("EURUSD", 1700000000, 1700086400, mt5.COPY_TICKS_ALL))
+                started = await asyncio.get_running_loop().run_in_executor(None, server.series_started.wait, 30)
+                self.assertTrue(started)
+                task.cancel()
+                t0 = time.monotonic()
+                with self.assertRaises(asyncio.CancelledError):
+                    await task
+                loop = asyncio.get_running_loop()
+                gone = await loop.run_in_executor(None, server.client_gone.wait, harness.LOADED_MACHINE_SLACK)
+                return gone, time.monotonic() - t0
+            gone, after = asyncio.run(go())
+            self.assertTrue(gone, "the cancelled request's connection was not cut")
+            self.assertLess(after, harness.LOADED_MACHINE_SLACK)
+        finally:
+            mt5.shutdown()
+            server.close()
 
 
 if __name__ == "__main__":
