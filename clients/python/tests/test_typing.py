@@ -1,6 +1,7 @@
 """mypy --strict (pinned in requirements.txt) over the package itself, over every ```python block
-of the client's README and over typing/research.py (a typical research script); and typing/wrong.py
-must fail on exactly its marked lines, so that the types are known to be checked, not Any.
+of the client's README and over typing/research.py and research_aio.py (typical research scripts,
+sync and asyncio); and typing/wrong.py must fail on exactly its marked lines, so that the types are
+known to be checked, not Any.
 
 Without mypy the test fails under CI (the stage installs it) and is skipped elsewhere with the
 command that installs it."""
@@ -59,8 +60,9 @@ class Typing(unittest.TestCase):
                 f.write(block)
             paths.append(path)
         started = time.monotonic()
-        rc, out = self.mypy("tradeapi_client", os.path.join(TYPING, "research.py"), *paths)
-        sys.stderr.write("[mypy --strict: package + %d README examples + research.py in %.1f s] "
+        rc, out = self.mypy("tradeapi_client", os.path.join(TYPING, "research.py"), os.path.join(TYPING, "research_aio.py"),
+                            *paths)
+        sys.stderr.write("[mypy --strict: package + %d README examples + research*.py in %.1f s] "
                          % (len(paths), time.monotonic() - started))
         self.assertEqual(rc, 0, out)
 

@@ -1,6 +1,7 @@
 """tradeapi-client: Python for a tradeapi gateway.
 
 * ``import tradeapi_client.mt5 as mt5`` — a drop-in for ``import MetaTrader5 as mt5``.
+* ``from tradeapi_client import aio`` — the same functions as coroutines (``asyncio.gather`` them).
 * ``stream_ticks(symbols)`` / ``stream_book(symbols)`` — live events, resumed after a reconnect.
 * ``to_pandas(result)`` — a DataFrame with UTC ``datetime64[ns]`` time columns (needs pandas).
 * ``to_polars(result)`` — a polars DataFrame with UTC ``Datetime('ms')`` time columns (needs polars).

@@ -64,6 +64,55 @@ def transport_fail(exc: BaseException, answered: bool) -> Fail:
     return Fail(-10002, "%s: %s" % (_RECV_FAILED, type(exc).__name__))
 
 
+class Job(object):
+    """One call run by ``tradeapi_client.aio`` in a pool thread (``with job:`` around it there): the
+    connections it takes, so that ``abort()``, from any thread, cuts its request when the awaiting
+    task is cancelled. A connection leaves the job when it goes back to the pool, so an abort never
+    reaches another call's request; an aborted job's next request fails at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conns: List[Connection] = []
+        self.aborted = False
+
+    def __enter__(self) -> "Job":
+        _jobs.current = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _jobs.current = None
+        with self._lock:
+            self._conns = []
+
+    def abort(self) -> None:
+        with self._lock:  # under the lock: a connection it holds cannot be released meanwhile
+            self.aborted = True
+            for conn in self._conns:
+                conn.abort()
+
+    def attach(self, conn: Connection) -> bool:
+        with self._lock:
+            if not self.aborted:
+                self._conns.append(conn)
+            return not self.aborted
+
+    def detach(self, conn: Connection) -> None:
+        with self._lock:
+            if conn in self._conns:
+                self._conns.remove(conn)
+
+
+_jobs = threading.local()  # .current: the Job the thread runs, if any
+
+
+def _job() -> Optional[Job]:
+    job: Optional[Job] = getattr(_jobs, "current", None)
+    return job
+
+
+_CANCELLED = "IPC timeout: the call was cancelled"
+
+
 def is_loopback(host: Optional[str]) -> bool:
     h = (host or "").strip("[]").lower()
     return h in ("localhost", "::1") or h.startswith("127.") or h.endswith(".localhost")
@@ -106,9 +155,19 @@ class Gateway(object):
         if conn is None:
             conn = self._new_connection()
         conn.deadline, conn.idle = deadline, None
+        job = _job()
+        if job is not None and not job.attach(conn):
+            if reused:
+                self._release(conn)  # untouched: back to the pool
+            else:
+                conn.close()
+            raise Fail(-10005, _CANCELLED)
         return conn, reused
 
     def _release(self, conn: Connection) -> None:
+        job = _job()
+        if job is not None:
+            job.detach(conn)
         with self._lock:
             if not self._closed and len(self._idle) < _IDLE_POOL:
                 self._idle.append(conn)
@@ -169,6 +228,10 @@ class Gateway(object):
                                              http.client.CannotSendRequest)):
                     continue  # a keep-alive connection the gateway had closed: once more, fresh
                 raise transport_fail(e, False)
+            job = _job()
+            if job is not None and job.aborted:  # cancelled while it connected (no socket to cut yet)
+                conn.close()
+                raise Fail(-10005, _CANCELLED)
             if 200 <= resp.status < 300:
                 return resp, conn
             if resp.status < 400 or resp.status > 599:

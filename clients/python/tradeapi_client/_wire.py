@@ -119,6 +119,16 @@ class Connection(object):
             except OSError:
                 pass
 
+    def abort(self) -> None:
+        """From another thread: cuts what this connection is doing (its socket shut down, not closed:
+        the thread using it sees the end and closes it). The plain socket's shutdown, also for TLS."""
+        sock = self.sock
+        if sock is not None:
+            try:
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     def request(self, method: str, target: str, body: Optional[bytes] = None,
                 headers: Optional[Mapping[str, str]] = None) -> None:
         """Sends the request in one write. A previous response must have been read to its end."""

@@ -16,3 +16,14 @@ mt5.history_deals_get(0, 10, ticket=5)  # error: dates or ticket=, not both
 mt5.symbol_info_tick(symbol="EURUSD")  # error: positional only
 code: str = mt5.last_error()[0]  # error: the code is an int
 mt5.TIMEFRAME_H1 = 5  # error: constants are Final
+
+from tradeapi_client import aio  # noqa: E402
+
+
+async def wrong_async() -> None:
+    aio.symbol_info_tick(symbol="EURUSD")  # error: positional only (and not awaited)
+    t = aio.symbol_info_tick("EURUSD")
+    print(t.bid)  # error: a coroutine, not a Tick: await it
+    a = await aio.copy_rates_from("EURUSD", mt5.TIMEFRAME_H1, 0, 10)
+    print(a.dtype)  # error: None when the call failed
+    code: str = aio.last_error()[0]  # error: the code is an int
