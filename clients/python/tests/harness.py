@@ -33,8 +33,8 @@ SIM_CLOCK = "2026-11-25T14:00:00Z"
 
 def _loaded_machine_slack():
     """The suite's one allowance for a loaded machine, in seconds: LOADED_MACHINE_SLACK_MS of
-    test/helpers/live-sim.ts, read from there so that the Python tests and the tap suites share it."""
-    path = os.path.join(ROOT, "test", "helpers", "live-sim.ts")
+    test/helpers/patience.ts, read from there so that the Python tests and the tap suites share it."""
+    path = os.path.join(ROOT, "test", "helpers", "patience.ts")
     with open(path, encoding="utf-8") as f:
         m = re.search(r"export const LOADED_MACHINE_SLACK_MS = ([0-9_]+);", f.read())
     if m is None:
