@@ -142,9 +142,10 @@ t.test('SIGTERM stops the gateway within grace + 5 s while a bridge trickles a r
   tt.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  // A CLI start: ~0.5 s idle.
-  const serving = Date.now() + patience(1_000);
-  while (!out.includes('tradeapi serving') && Date.now() < serving) await sleep(100);
+  // Its readiness line, or its exit: whichever comes first (a CLI start is ~0.5 s idle, over 10 s
+  // with a CPU hog per core and a moved clock; the bound only names a start that never comes).
+  const serving = Date.now() + patience(6_000);
+  while (!out.includes('tradeapi serving') && child.exitCode === null && Date.now() < serving) await sleep(50);
   tt.ok(out.includes('tradeapi serving'), 'the gateway started');
   // The startup version() call and this request both reach the trickling bridge.
   void fetch(`http://127.0.0.1:${port}/account`).then((r) => r.arrayBuffer(), () => undefined);
