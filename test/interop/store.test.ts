@@ -49,7 +49,7 @@ if ('skip' in choice) {
     const terminal = openSimTerminal();
     t.teardown(() => terminal.close());
     // docs/store.md's sync command.
-    const sync = block('tradeapi sync --store').split('\n').find((l) => l.startsWith('node bin/tradeapi.js sync'));
+    const sync = block('bin/tradeapi.js sync --store').split('\n').find((l) => l.startsWith('node bin/tradeapi.js sync'));
     t.ok(sync, 'docs/store.md shows the sync command');
     // Its words after `node bin/tradeapi.js sync`, as written, with the store in this test's directory.
     const args = (sync ?? '').split(/\s+/).slice(3).map((w, i, all) => (all[i - 1] === '--store' ? path.join(dir, w) : w));
