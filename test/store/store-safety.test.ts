@@ -131,7 +131,7 @@ await t.test('a format-1 store: served as unproven, rewritten as format 2 by the
   t.ok(rows > 1000, `${rows} ticks`);
   let out = '';
   t.equal(await runStore(['gaps', 'EURUSD', '--store', store], { env: {}, stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } }), 0);
-  t.match(out, /1 days stored without a proof/, 'gaps says which days are unproven');
+  t.match(out, /1 day stored without a proof/, 'gaps says which days are unproven');
 
   t.equal((await sync(store, 'EURUSD', '2024-01-09', '2024-01-09')).code, 0, 'the next sync');
   const head = JSON.parse(readFileSync(path.join(store, 'manifest.json'), 'utf8')) as { format: string; symbols?: unknown };
