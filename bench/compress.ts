@@ -1,4 +1,4 @@
-// Compressed JSON (issue 34): one big pull of EURUSD ticks as JSON, identity against gzip and br,
+// Compressed JSON (issue 34): one big pull of EURUSD ticks as JSON, identity against zstd, gzip and br,
 // through curl (`--compressed -o /dev/null`: the client decompresses, and that is counted) and
 // Node's fetch with its default headers (undici offers gzip and deflate, and decompresses in the
 // client), on this tree's server under TRADEAPI_COMPRESS=auto (the default: loopback is near, so
@@ -223,7 +223,7 @@ export function targetLines(rows: readonly Row[], identityBytes: number): string
   const find = (server: string, client: Client, asked: string): Run | undefined => rows.find((r) => r.server === server && r.client === client && r.asked === asked)?.best;
   const identity = find('this tree, auto', 'curl', '(none)');
   const out: string[] = [];
-  for (const coding of ['gzip', 'br']) {
+  for (const coding of ['zstd', 'gzip', 'br']) {
     const c = find('this tree, always', 'curl', coding);
     if (!identity || !c?.ok) continue;
     const ratio = c.seconds / identity.seconds;
@@ -301,6 +301,7 @@ async function main(): Promise<void> {
     { server: always, client: 'curl', acceptEncoding: 'gzip', repeat },
     ...(before ? [{ server: before, client: 'curl' as const, acceptEncoding: 'gzip', repeat: beforeRepeat }] : []),
     { server: always, client: 'curl', acceptEncoding: 'br', repeat },
+    { server: always, client: 'curl', acceptEncoding: 'zstd', repeat },
     ...(before ? [{ server: before, client: 'curl' as const, acceptEncoding: 'br', repeat: beforeRepeat }] : []),
     { server: auto, client: 'curl', acceptEncoding: 'gzip', repeat },
     // fetch decompressing gzip is 10-50x slower than identity (undici): once is enough to show it.

@@ -16,6 +16,7 @@
 #include "parquet_js.h"
 #include "parquet_reader_js.h"
 #include "row_hash_js.h"
+#include "zstd_stream_js.h"
 #include "sim/sim_terminal.h"
 #include "sim_config_js.h"
 #include "terminal/constants.h"
@@ -114,6 +115,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ParquetWriter", DefineParquetWriter(env));
   exports.Set("ParquetReader", DefineParquetReader(env));
   exports.Set("RowHasher", DefineRowHasher(env));
+  exports.Set("ZstdStream", DefineZstdStream(env));
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));

@@ -48,12 +48,12 @@ t.test('compressed JSON in headless Chromium', { skip: 'skip' in launch ? launch
   const browser: Browser = await chromium.launch(launch.options);
   t.teardown(() => browser.close());
 
-  await t.test('TRADEAPI_COMPRESS=always: gzip in parallel pieces and br, read whole', async (t) => {
+  await t.test('TRADEAPI_COMPRESS=always: gzip in parallel pieces, br and zstd, read whole', async (t) => {
     const s = await serve(t, nodeAdapter, terminal, { TRADEAPI_COMPRESS: 'always' });
     const plain = await identity(s.base + SERIES);
     t.ok(plain.length > 4_000_000, `several gzip pieces (${plain.length} bytes)`);
     const expected = { length: plain.length, sha256: createHash('sha256').update(plain).digest('hex') };
-    for (const coding of ['gzip', 'br']) {
+    for (const coding of ['gzip', 'br', 'zstd']) {
       const context = await browser.newContext({ extraHTTPHeaders: { 'accept-encoding': coding } });
       const page = await context.newPage();
       await page.goto(`${s.base}/health`);
