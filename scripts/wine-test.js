@@ -153,8 +153,11 @@ if (testedAddon === undefined) {
 // dist/ with src/).
 rmSync(tree, { recursive: true, force: true });
 mkdirSync(tree, { recursive: true });
-for (const entry of ['package.json', 'CMakeLists.txt', '.taprc', 'tsconfig.json', 'tsconfig.test.json', 'bin', 'src', 'test', 'bench', 'dist', 'scripts', 'docs', 'README.md']) {
-  if (existsSync(path.join(root, entry))) cpSync(path.join(root, entry), path.join(tree, entry), { recursive: true, preserveTimestamps: true });
+// clients/python/README.md: test/http/filling-mode-doc.test.ts checks what it says against the server.
+for (const entry of ['package.json', 'CMakeLists.txt', '.taprc', 'tsconfig.json', 'tsconfig.test.json', 'bin', 'src', 'test', 'bench', 'dist', 'scripts', 'docs', 'README.md', 'clients/python/README.md']) {
+  if (!existsSync(path.join(root, entry))) continue;
+  mkdirSync(path.dirname(path.join(tree, entry)), { recursive: true });
+  cpSync(path.join(root, entry), path.join(tree, entry), { recursive: true, preserveTimestamps: true });
 }
 mkdirSync(path.join(tree, 'prebuilds', 'win32-x64'), { recursive: true });
 writeFileSync(path.join(tree, 'prebuilds', 'win32-x64', 'tradeapi.node'), testedAddon);
