@@ -151,7 +151,7 @@ function connectionLoop(port: number, request: Buffer, end: number, times: numbe
 }
 
 /** `connections` keep-alive connections issuing GET `path` back to back for `seconds`. */
-export async function leanLoadFor(port: number, path: string, connections: number, seconds: number): Promise<Latency & { rps: number; errors: number }> {
+export async function leanLoadFor(port: number, path: string, connections: number, seconds: number): Promise<Latency & { rps: number; errors: number; answers: number }> {
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: */*\r\n\r\n`, 'latin1');
   const times: number[] = [];
   const failures = { errors: 0 };
@@ -159,5 +159,5 @@ export async function leanLoadFor(port: number, path: string, connections: numbe
   const end = started + seconds * 1000;
   await Promise.all(Array.from({ length: connections }, () => connectionLoop(port, request, end, times, failures)));
   const elapsed = (performance.now() - started) / 1000;
-  return { ...latency(times), rps: Math.round(times.length / elapsed), errors: failures.errors };
+  return { ...latency(times), rps: Math.round(times.length / elapsed), errors: failures.errors, answers: times.length };
 }

@@ -243,9 +243,9 @@ t.test('the small-request load generator counts whole answers, Content-Length or
     const r = await leanLoadFor(port, path, 4, 0.3);
     t.equal(r.errors, 0, `${path}: no errors`);
     t.ok(r.rps > 0, `${path}: ${r.rps} req/s`);
-    // Every answer counted was served; at most one per connection was cut by the deadline.
-    const counted = Math.round(r.rps * 0.3);
-    t.ok(served >= counted * 0.9 && served <= counted * 1.1 + 4, `${path}: ${served} served, ~${counted} counted`);
+    // Every answer counted was served; at most one per connection was cut by the deadline. (Counted
+    // answers, not rps × the nominal 0.3 s: on a loaded machine the run lasts longer than that.)
+    t.ok(served >= r.answers && served <= r.answers + 4, `${path}: ${served} served, ${r.answers} counted`);
   }
   const missing = await leanLoadFor(port, '/missing', 2, 0.2);
   t.ok(missing.errors > 0 && missing.rps > 0, `non-200 answers are errors (${missing.errors})`);
