@@ -29,6 +29,14 @@ const MIN = 60_000;
 export const FULL_TIER_FILES = ['test/http/bigpull.test.ts'];
 
 /**
+ * The export command end to end (each file starts `tradeapi export` a dozen times and exports up to
+ * a month of ticks to have something to interrupt: ~2.5 min of CPU together, the quick tier's
+ * largest block). Only the full tier runs them, on the first adapter's stage and the weekend clock:
+ * they speak no HTTP. The quick tier keeps export's argument checks (export-args.test.ts).
+ */
+export const FULL_TIER_EXPORT_FILES = ['test/cli/export.test.ts', 'test/cli/export-target.test.ts', 'test/cli/export-signals.test.ts', 'test/cli/export-empty.test.ts'];
+
+/**
  * Which tap stage owns each test file (first match wins). Every *.test.ts must belong to one:
  * the runner refuses to start otherwise, so that a new suite is never silently left out.
  */
@@ -79,7 +87,7 @@ export function buildStages(ctx) {
   const files = testFiles(root);
   const byOwner = new Map();
   for (const f of files) {
-    if (!full && FULL_TIER_FILES.includes(f)) continue;
+    if (!full && (FULL_TIER_FILES.includes(f) || FULL_TIER_EXPORT_FILES.includes(f))) continue;
     const owner = ownerOf(f);
     if (owner === undefined) throw new Error(`${f} belongs to no stage: add it to TAP_OWNERS in scripts/test/stages.js`);
     byOwner.set(owner, [...(byOwner.get(owner) ?? []), f]);
