@@ -1,6 +1,8 @@
 // Raw HTTP/1.1 over a plain TCP socket, for the cases fetch() cannot produce: pipelining,
 // malformed framing, unfinished requests. The response parser is strict on purpose: a response
 // that ends early or a chunked body without its terminating chunk is reported as incomplete.
+// Also getCoded: a plain GET whose coded body is kept as it came (the content-coding suites).
+import http from 'node:http';
 import net from 'node:net';
 
 export interface RawResponse {
@@ -149,4 +151,24 @@ export function parseResponses(bytes: Buffer): RawResponse[] {
 export function problemOf(res: RawResponse): { type: string; title: string; status: number; detail: string; instance: string } | undefined {
   if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? '')) return undefined;
   return JSON.parse(res.body.toString('utf8')) as { type: string; title: string; status: number; detail: string; instance: string };
+}
+
+/** A GET through node:http whose body is left coded (fetch would decode it and hide Content-Encoding). */
+export interface CodedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export function getCoded(url: string, headers: Record<string, string>): Promise<CodedResponse> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }

@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 
 import t, { type Test } from 'tap';
 
+import { getCoded, type CodedResponse } from '../helpers/raw-http.js';
 import { testPython } from '../helpers/python.js';
 import { forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 
@@ -23,25 +24,8 @@ const RECORDS = '/symbols';
 const BROWSER = 'gzip, deflate, br, zstd';
 const FAR = '203.0.113.7';
 
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
+type Raw = CodedResponse;
 
-/** A raw GET (fetch would decode and hide Content-Encoding). */
-function rawGet(url: string, headers: Record<string, string>): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
 
 /** The zstd program decodes zstd here (node 20's zlib has none); not there (Windows under Wine), only the coding is checked. */
 const ZSTD_CLI = spawnSync('zstd', ['--version']).status === 0;
@@ -91,7 +75,7 @@ await forEachAdapter(t, async (t, adapter) => {
     const key = path + JSON.stringify(headers);
     const known = plainOf.get(key);
     if (known) return known;
-    const r = await rawGet(s.base + path, headers);
+    const r = await getCoded(s.base + path, headers);
     if (r.status !== 200 || r.headers['content-encoding'] !== undefined) throw new Error(`${path}: ${r.status} ${String(r.headers['content-encoding'])}`);
     plainOf.set(key, r.body);
     return r.body;
@@ -99,7 +83,7 @@ await forEachAdapter(t, async (t, adapter) => {
 
   /** Asks `path` with `headers` and checks the coding and that it decodes to the identity answer. */
   async function expectCoding(t: Test, s: TestServer, path: string, headers: Record<string, string>, coding: string | undefined, what: string, base: Record<string, string> = {}): Promise<void> {
-    const r = await rawGet(s.base + path, { ...base, ...headers });
+    const r = await getCoded(s.base + path, { ...base, ...headers });
     t.equal(r.status, 200, `${what}: 200`);
     t.equal(r.headers['content-encoding'], coding, `${what}: ${coding ?? 'identity'}`);
     t.match(String(r.headers.vary), /Accept-Encoding/, `${what}: Vary names Accept-Encoding`);
@@ -123,7 +107,7 @@ await forEachAdapter(t, async (t, adapter) => {
       await expectCoding(t, s, path, { 'accept-encoding': 'identity;q=0, *;q=0', 'x-forwarded-for': FAR }, undefined, `${path}, ${FAR} refusing everything`);
     }
     // Parquet is never coded, near or far.
-    const parquet = await rawGet(`${s.base}${SERIES}&format=parquet`, { 'accept-encoding': BROWSER, 'x-forwarded-for': FAR });
+    const parquet = await getCoded(`${s.base}${SERIES}&format=parquet`, { 'accept-encoding': BROWSER, 'x-forwarded-for': FAR });
     t.equal(parquet.headers['content-encoding'], undefined, 'Parquet: never coded');
   });
 
@@ -152,7 +136,7 @@ await forEachAdapter(t, async (t, adapter) => {
   await t.test('odd Accept-Encoding values and clients that leave: never a 500', async (t) => {
     const s = await serve(t, adapter, terminal, { TRADEAPI_COMPRESS: 'always' });
     for (const ae of [';;;,', 'gzip;q=', 'gzip;q=abc', ',,,', 'br;q=0.5;q=0.9', '*', 'x-gzip', 'deflate', 'compress', 'zstd', 'GZIP', `gzip, ${'x'.repeat(4000)}`]) {
-      const r = await rawGet(s.base + RECORDS, { 'accept-encoding': ae });
+      const r = await getCoded(s.base + RECORDS, { 'accept-encoding': ae });
       t.equal(r.status, 200, `${ae.slice(0, 24)}: 200`);
       sameBytes(t, decode(r), await identity(s, RECORDS), `${ae.slice(0, 24)}: ${r.headers['content-encoding'] ?? 'identity'}, the identity bytes`);
     }
@@ -192,7 +176,7 @@ await forEachAdapter(t, async (t, adapter) => {
     const s = await serve(t, adapter, terminal, { TRADEAPI_COMPRESS: 'always' });
     const plain = await identity(s, SERIES);
     t.ok(plain.length > 4_000_000, `a body of several pieces (${plain.length} bytes)`);
-    const r = await rawGet(s.base + SERIES, { 'accept-encoding': 'gzip' });
+    const r = await getCoded(s.base + SERIES, { 'accept-encoding': 'gzip' });
     t.equal(r.headers['content-encoding'], 'gzip');
     t.ok(zlib.gunzipSync(r.body).equals(plain), "node's gunzip: the identity bytes");
     // One member: the head, the raw deflate of the whole body, its CRC-32 and length.

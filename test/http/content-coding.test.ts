@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import t from 'tap';
 
 import { chooseCoding, CompressingSink, identityRefused, negotiateCoding, ParallelGzipSink } from '../../src/http/content-coding.js';
+import { getCoded } from '../helpers/raw-http.js';
 import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
 t.test('negotiation', async (t) => {
@@ -192,19 +193,6 @@ t.test('CompressingSink: backpressure and bytes', async (t) => {
   );
 });
 
-/** A raw GET (fetch would decode and hide Content-Encoding). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
 
 function decode(coding: string | undefined, body: Buffer): Buffer {
   if (coding === undefined) return body;
@@ -227,12 +215,12 @@ await forEachAdapter(t, async (t, adapter) => {
   ];
   for (const path of paths) {
     await t.test(`JSON ${path}`, async (t) => {
-      const plain = await rawGet(base + path, { accept: 'application/json' });
+      const plain = await getCoded(base + path, { accept: 'application/json' });
       t.equal(plain.status, 200);
       t.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding: identity');
       t.match(String(plain.headers.vary), /Accept-Encoding/, 'Vary names Accept-Encoding');
       for (const ae of ['gzip', 'br', 'gzip, deflate, br', 'identity', 'br;q=0, gzip;q=0.3']) {
-        const coded = await rawGet(base + path, { accept: 'application/json', 'accept-encoding': ae });
+        const coded = await getCoded(base + path, { accept: 'application/json', 'accept-encoding': ae });
         t.equal(coded.status, 200, `${ae}: 200`);
         const coding = coded.headers['content-encoding'];
         if (plain.body.byteLength >= 1024) t.equal(coding, negotiateCoding(ae, ['br', 'gzip']) === 'identity' ? undefined : negotiateCoding(ae, ['br', 'gzip']), `${ae}: coding`);
@@ -244,8 +232,8 @@ await forEachAdapter(t, async (t, adapter) => {
   await t.test('Parquet and Arrow are never coded', async (t) => {
     for (const format of ['parquet', 'arrow']) {
       const path = `/ticks/range?symbol=EURUSD&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T10:10:00Z&format=${format}`;
-      const plain = await rawGet(base + path, {});
-      const asked = await rawGet(base + path, { 'accept-encoding': 'gzip, br' });
+      const plain = await getCoded(base + path, {});
+      const asked = await getCoded(base + path, { 'accept-encoding': 'gzip, br' });
       t.equal(asked.headers['content-encoding'], undefined, `${format}: no Content-Encoding`);
       t.same(asked.body, plain.body, `${format}: same bytes`);
     }

@@ -11,6 +11,7 @@ import t from 'tap';
 import { supportedCodings } from '../../src/http/content-coding.js';
 import { nativeZstdFactory, ZstdCompressStream } from '../../src/encode/zstd-stream.js';
 import { addon } from '../../src/terminal/native.js';
+import { getCoded } from '../helpers/raw-http.js';
 import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
@@ -81,19 +82,6 @@ t.test('ZstdStream refuses what it cannot do', async (t) => {
   t.ok(s.destroyed, 'a stream destroyed before any write frees its compressor');
 });
 
-/** A raw GET (fetch would hide Content-Encoding). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
 
 const terminal = simTerminal();
 t.teardown(() => terminal.close());
@@ -108,10 +96,10 @@ await forEachAdapter(t, async (t, adapter) => {
   ];
   for (const path of paths) {
     await t.test(`JSON ${path}`, async (t) => {
-      const plain = await rawGet(s.base + path, {});
+      const plain = await getCoded(s.base + path, {});
       t.equal(plain.status, 200);
       for (const ae of ['zstd', 'gzip, deflate, br, zstd', '*']) {
-        const coded = await rawGet(s.base + path, { 'accept-encoding': ae });
+        const coded = await getCoded(s.base + path, { 'accept-encoding': ae });
         t.equal(coded.status, 200);
         if (plain.body.byteLength < 1024) {
           t.equal(coded.headers['content-encoding'], undefined, `${ae}: a small answer goes as it is`);
@@ -135,7 +123,7 @@ await forEachAdapter(t, async (t, adapter) => {
   }
   await t.test('Parquet is never coded', async (t) => {
     const path = '/ticks/range?symbol=EURUSD&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T10:10:00Z&format=parquet';
-    const asked = await rawGet(s.base + path, { 'accept-encoding': 'zstd' });
+    const asked = await getCoded(s.base + path, { 'accept-encoding': 'zstd' });
     t.equal(asked.headers['content-encoding'], undefined);
   });
 });
