@@ -11,14 +11,25 @@
 //
 //   node dist/bench/priority.js [--clients 2] [--ticks 1e7] [--seconds 20] [--interval-ms 5]
 //                               [--http node|uws] [--lone 3] [--lone-only] [--json out.json]
+//                               [--terminal sim|bridge] [--bridge-root DIR] [--series-ms MS]
+//
+// --terminal bridge: the gateway's terminal is the Python bridge (bridge/ over the MetaTrader5
+// stand-in serving --ticks simulator ticks from one prepared array, as bench/bridge-link.ts), so
+// the probes and the pulls share the bridge's single package thread too. --bridge-root runs the
+// bridge package of another tree (e.g. the commit before a change to its worker). --series-ms: the
+// stand-in takes that long (asleep, no CPU) for every copy_* call, as a real terminal producing a
+// series window in its own process does, so a probe queued behind windows on the bridge's package
+// thread waits as it would there (the stand-in's own windows cost microseconds).
 //   roles used internally: --prober BASE SECONDS INTERVAL, --loader URL SECONDS
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { bridgeVenv, iso, ticksFile } from './bigpull.js';
 import { isMain } from './is-main.js';
 import { freePort, ServerProcess } from './processes.js';
 
@@ -113,10 +124,13 @@ interface Options {
   json?: string;
   symbol: string;
   loneOnly: boolean;
+  terminal: 'sim' | 'bridge';
+  bridgeRoot: string;
+  seriesMs: number;
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { clients: 2, ticks: 1e7, seconds: 20, intervalMs: 5, http: 'node', lone: 0, symbol: 'GBPUSD', loneOnly: false };
+  const o: Options = { clients: 2, ticks: 1e7, seconds: 20, intervalMs: 5, http: 'node', lone: 0, symbol: 'GBPUSD', loneOnly: false, terminal: 'sim', bridgeRoot: root, seriesMs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = (): string => argv[++i] ?? '';
@@ -129,6 +143,12 @@ function parse(argv: string[]): Options {
     else if (a === '--json') o.json = v();
     else if (a === '--symbol') o.symbol = v();
     else if (a === '--lone-only') o.loneOnly = true;
+    else if (a === '--terminal') {
+      const t = v();
+      if (t !== 'sim' && t !== 'bridge') throw new Error('--terminal: sim or bridge');
+      o.terminal = t;
+    } else if (a === '--bridge-root') o.bridgeRoot = path.resolve(v());
+    else if (a === '--series-ms') o.seriesMs = Number(v());
     else throw new Error(`unknown flag ${a}`);
   }
   return o;
@@ -148,25 +168,59 @@ async function rangeFor(symbol: string, ticks: number): Promise<string> {
   return new Date(last).toISOString();
 }
 
+/** The bridge over the stand-in serving `ticks` of the simulator's `symbol` from RANGE_FROM; its range's end. */
+async function startBridge(o: Options, logDir: string, secret: string): Promise<{ bridge: ServerProcess; port: number; to: string }> {
+  const fromMs = Date.parse(RANGE_FROM);
+  const meta = await ticksFile({ cacheDir: path.join(root, 'bench', '.cache'), sizes: [o.ticks], symbol: o.symbol, fromMs, log: console.log });
+  const range = meta.ranges.find((r) => r.count === o.ticks)!;
+  const python = path.join(root, 'build', 'bridge-venv', 'bin', 'python');
+  const skip = bridgeVenv(root, python, console.log);
+  if (skip !== undefined) throw new Error(`the bridge's venv: ${skip}`);
+  const port = await freePort();
+  const bridge = await ServerProcess.start({
+    name: 'priority-bridge',
+    command: python,
+    args: ['-m', 'tradeapi_bridge', '--listen', `127.0.0.1:${port}`],
+    env: {
+      ...process.env,
+      PYTHONPATH: [path.join(o.bridgeRoot, 'bridge'), path.join(root, 'bridge', 'tests', 'stand_in')].join(path.delimiter),
+      TRADEAPI_BRIDGE_SECRET: secret,
+      MT5_STUB_TICKS: `${o.symbol}=${meta.path}`,
+      MT5_STUB_SERIES_MS: String(o.seriesMs),
+    },
+    cwd: root,
+    logDir,
+    readyLog: /"event": ?"listening"/,
+  });
+  return { bridge, port, to: iso(range.toMs) };
+}
+
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-priority-'));
+  const secret = randomBytes(24).toString('hex');
+  const linked = o.terminal === 'bridge' ? await startBridge(o, logDir, secret) : undefined;
+  const terminalEnv = linked ? { TRADEAPI_TERMINAL: `tcp://127.0.0.1:${linked.port}`, TRADEAPI_BRIDGE_SECRET: secret } : {};
   const server = await ServerProcess.start({
     name: 'tradeapi',
     command: process.execPath,
     args: [path.join(root, 'bin', 'tradeapi.js'), 'serve', '--host', '127.0.0.1', '--port', String(port)],
-    env: { ...process.env, TRADEAPI_HTTP: o.http, TRADEAPI_SECRET_KEY: '' },
+    env: { ...process.env, TRADEAPI_HTTP: o.http, TRADEAPI_SECRET_KEY: '', ...terminalEnv },
     cwd: root,
     logDir,
     readyUrl: `${base}/health`,
+  }).catch(async (e: unknown) => {
+    await linked?.bridge.stop();
+    throw e;
   });
   try {
-    const to = await rangeFor(o.symbol, o.ticks);
+    const to = linked ? linked.to : await rangeFor(o.symbol, o.ticks);
     const pull = `${base}/ticks/range?symbol=${o.symbol}&date_from=${RANGE_FROM}&date_to=${to}&flags=COPY_TICKS_ALL&format=parquet`;
     await get(new http.Agent(), pull); // warm-up
     const machine = `${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg()[0]!.toFixed(1)} at start`;
+    console.log(`terminal: ${linked ? `the bridge (${o.bridgeRoot}) over the MetaTrader5 stand-in (${o.seriesMs} ms a series call), pid ${linked.bridge.pid}` : 'the simulator'}`);
     console.log(`server pid ${server.pid} (${o.http}), prober and ${o.clients} loaders as separate processes on the same machine: ${machine}`);
     console.log(`pull: ${o.symbol} ${RANGE_FROM} .. ${to} (~${o.ticks} ticks) as Parquet`);
 
@@ -206,6 +260,7 @@ async function main(): Promise<void> {
     if (o.json) writeFileSync(o.json, JSON.stringify({ machine, options: o, rows, pulls, lone }, null, 2));
   } finally {
     await server.stop();
+    await linked?.bridge.stop();
   }
 }
 

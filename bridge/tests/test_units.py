@@ -10,6 +10,7 @@ import numpy as np
 
 import harness  # noqa: F401  (puts bridge/ on sys.path)
 from tradeapi_bridge import admission, auth, errors, frames, ops, series
+from tradeapi_bridge.worker import Worker
 from tradeapi_bridge.args import validate
 from tradeapi_bridge.group import group_match
 
@@ -108,6 +109,76 @@ class Frames(unittest.TestCase):
         for payload in (b"\xff", b"[1]", b"{nope"):
             with self.assertRaises(frames.ProtocolError):
                 frames.decode_json(frames.Frame(frames.REQUEST, 1, payload))
+
+
+class WorkerPriority(unittest.TestCase):
+    """Interactive calls overtake queued series windows; the running call is never pre-empted."""
+
+    def test_interactive_calls_go_before_queued_windows(self):
+        worker = Worker(queue_limit=8)
+        running = threading.Event()
+        release = threading.Event()
+        order = []
+
+        def blocker():
+            running.set()
+            release.wait()
+            order.append("running")
+
+        def submit(name, bulk):
+            def go():
+                worker.call(lambda: order.append(name), 30.0, bulk)
+            t = threading.Thread(target=go)
+            t.start()
+            return t
+
+        first = threading.Thread(target=lambda: worker.call(blocker, 30.0, True))
+        first.start()
+        self.assertTrue(running.wait(30))  # the worker is inside a bulk call
+        threads = [submit("window 1", True), submit("window 2", True)]
+        # Queued in this order: each submit has put its job before the next starts
+        # (waited for through the queue's length, not a sleep).
+        deadline = time.monotonic() + 30
+        while worker._bulk.qsize() < 2 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        threads.append(submit("tick", False))
+        while worker._interactive.qsize() < 1 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        release.set()
+        first.join(30)
+        for t in threads:
+            t.join(30)
+        self.assertEqual(order, ["running", "tick", "window 1", "window 2"])
+
+    def test_windows_keep_their_order_and_a_lone_window_runs(self):
+        worker = Worker(queue_limit=4)
+        got = [worker.call(lambda i=i: i, 30.0, True) for i in range(3)]
+        self.assertEqual(got, [0, 1, 2])
+        self.assertEqual(worker.call(lambda: "x", 30.0), "x")
+
+    def test_the_bound_counts_both_queues(self):
+        worker = Worker(queue_limit=1)
+        release = threading.Event()
+        running = threading.Event()
+
+        def blocker():
+            running.set()
+            release.wait()
+
+        t = threading.Thread(target=lambda: worker.call(blocker, 30.0, True))
+        t.start()
+        self.assertTrue(running.wait(30))
+        waiter = threading.Thread(target=lambda: worker.call(lambda: None, 30.0, True))
+        waiter.start()
+        deadline = time.monotonic() + 30
+        while worker._bulk.qsize() < 1 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        with self.assertRaises(errors.BridgeError) as refused:
+            worker.call(lambda: None, 30.0)
+        self.assertIn("bridge busy", refused.exception.message)
+        release.set()
+        t.join(30)
+        waiter.join(30)
 
 
 class Admission(unittest.TestCase):

@@ -164,7 +164,8 @@ def _array(session, fn, plan=None):
         if arr is None:
             session.fail()
         return arr
-    return session.call(job)
+    # A series' window is bulk work: interactive calls waiting beside it go first (worker.py).
+    return session.call(job, bulk=True)
 
 
 def _check_count(name, value):

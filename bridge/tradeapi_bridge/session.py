@@ -41,9 +41,10 @@ class Session(object):
         whose client has given up is then skipped by the worker instead of run for nobody."""
         return _Bounded(self, min(self.call_timeout, timeout))
 
-    def call(self, fn, timeout: float = None):
+    def call(self, fn, timeout: float = None, bulk: bool = False):
         """fn(mt5) on the worker, with the call timeout. fn raises BridgeError (usually via
-        fail()) on a package failure; IPC failures also mark the terminal down."""
+        fail()) on a package failure; IPC failures also mark the terminal down. `bulk`: a series'
+        window, which lets waiting interactive calls go first (worker.py)."""
         if not self.connected:
             raise errors.BridgeError(errors.UNAVAILABLE, errors.RES_E_INTERNAL_FAIL_CONNECT,
                                      "terminal not connected: %s" % self._last_error_text())
@@ -64,7 +65,7 @@ class Session(object):
                 else:
                     self._remember_last_error()
 
-        return self.worker.call(job, self.call_timeout if timeout is None else timeout)
+        return self.worker.call(job, self.call_timeout if timeout is None else timeout, bulk)
 
     def _remember_last_error(self):
         try:
@@ -208,8 +209,8 @@ class _Bounded(object):
         self._session = session
         self.call_timeout = timeout
 
-    def call(self, fn):
-        return self._session.call(fn, self.call_timeout)
+    def call(self, fn, bulk: bool = False):
+        return self._session.call(fn, self.call_timeout, bulk)
 
     def client_last_error(self):
         return self._session.client_last_error(self.call_timeout)

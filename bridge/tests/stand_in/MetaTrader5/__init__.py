@@ -72,6 +72,8 @@ Test hooks (module functions starting with ``_``; the real module has none of th
   until ``initialize()`` is called again, and it has no depth subscriptions (``reconnect=True``:
   the old connection works again, with its subscriptions, unless a call already dropped it).
 * ``_set_delay(seconds)`` — every call (except ``last_error``) sleeps first: a slow terminal.
+* env ``MT5_STUB_SERIES_MS=ms`` — every ``copy_*`` call sleeps that long first, without CPU: the time
+  a real terminal takes to produce a series window in its own process (bench/priority.ts).
 * ``_advance(ms)`` — the clock moves on by ``ms`` with all state kept: new ticks appear, as live
   (returns the new now in server ms).
 * ``_fail_next(function_name, code, message=None, after=0)`` — the next call of that function
@@ -431,6 +433,7 @@ def _apply(settings):
     _S.selected = set(n for n in _S.order if _S.specs[n].selected)
     _S.books = set()
     _S.delay = 0.0
+    _S.series_delay = float(os.environ.get("MT5_STUB_SERIES_MS", "0") or 0) / 1000.0
     _S.fail_next = {}
     _S.calls = []
     _S.anchors = {}
@@ -988,7 +991,7 @@ def _api(failure=None, connection=True):
         def call(*args, **kwargs):
             with _LOCK:
                 _S.calls.append((name, args, dict(kwargs)))
-                delay = _S.delay
+                delay = _S.delay + (_S.series_delay if name.startswith("copy_") else 0.0)
             if delay:
                 _time.sleep(delay)
             with _LOCK:
