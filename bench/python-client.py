@@ -5,7 +5,7 @@
 2. Against mt5linux's transport (RPyC 6 classic: `rpyc_classic` in front of the same MetaTrader5
    stand-in, `rpyc.classic.obtain(conn.eval("mt5.copy_ticks_range(...)"))`), the stand-in serving
    every series call from one prepared array: 1 M ticks through bridge + gateway + client at >= 5x
-   RPyC's throughput, and symbol_info_tick round trips at >= RPyC's rate.
+   RPyC's throughput, and symbol_info_tick round trips at >= 1.2x RPyC's rate (issue 34; issue 25 asked 1x).
 
 Each pair is measured alternately (one untimed call each first), best of --repeat, so that a change
 of machine load falls on both sides alike; the load average is printed before and after.
@@ -180,9 +180,13 @@ def part_stand_in(args):
     print("  mt5linux transport (RPyC classic eval + obtain)  %6.3f s  (%.2f M ticks/s)" % (r_s, len(ticks) / r_s / 1e6))
     print("  bridge + gateway + tradeapi_client.mt5           %6.3f s  (%.2f M ticks/s)" % (c_s, len(ticks) / c_s / 1e6))
     print("  throughput ratio client / RPyC                   %6.2fx  target >= 5x  %s" % (throughput, "MET" if throughput >= 5 else "MISSED"))
-    print("  symbol_info_tick round trips: RPyC %.0f/s, client %.0f/s: ratio %.2fx  target >= 1x  %s" % (
-        rpyc_tick, client_tick, client_tick / rpyc_tick, "MET" if client_tick >= rpyc_tick else "MISSED"))
-    return throughput >= 5 and client_tick >= rpyc_tick
+    # Issue 25 asked for >= 1x; issue 34 for >= 1.2x (idle machine). Each pair ran back to back,
+    # so the per-pair ratios say how much of the spread is the machine's.
+    pairs = sorted(c / r for c, r in zip(client_rates, rpyc_rates))
+    print("  symbol_info_tick round trips: RPyC %.0f/s, client %.0f/s: ratio %.2fx  target >= 1.2x  %s" % (
+        rpyc_tick, client_tick, client_tick / rpyc_tick, "MET" if client_tick >= 1.2 * rpyc_tick else "MISSED"))
+    print("    per pair (1 s each, alternated): %s" % ", ".join("%.2fx" % x for x in pairs))
+    return throughput >= 5 and client_tick >= 1.2 * rpyc_tick
 
 
 def main():
