@@ -66,6 +66,15 @@ t.test('a stale PID file (a server killed outright) is replaced, a relative path
   t.notOk(existsSync(file));
 });
 
+t.test('the PID file of a running process is refused before anything listens, and left as it was', async (t) => {
+  const file = path.join(tempDir(t), 'live.pid');
+  writeFileSync(file, `${process.pid}\n`); // this test's own process: certainly running
+  const r = await runCli(['serve', '--port', '0', '--pid-file', file], { PATH: process.env.PATH ?? '' });
+  t.equal(r.code, 2, 'exit 2');
+  t.match(r.stderr, new RegExp(`^tradeapi: --pid-file .* holds PID ${process.pid}, a running process`));
+  t.equal(readFileSync(file, 'utf8'), `${process.pid}\n`, 'not replaced, not removed');
+});
+
 t.test('a directory is refused before anything listens (exit 2, one plain line)', async (t) => {
   const dir = tempDir(t);
   const r = await runCli(['serve', '--port', '0', '--pid-file', dir], { PATH: process.env.PATH ?? '' });
