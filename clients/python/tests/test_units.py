@@ -162,6 +162,49 @@ class Busy(unittest.TestCase):
             server.server_close()
 
 
+    def test_a_proxys_429_without_a_problem_type_is_retried_too(self):
+        hits = []
+
+        class H(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                if self.path.endswith("/server-time"):
+                    status, raw, headers = 200, b'{"utc": true, "zone": "UTC", "transitions": []}', {}
+                elif self.path.endswith("/symbols/total"):
+                    hits.append(1)
+                    # nginx's limit_req answer: HTML, no Retry-After (the client waits 1 s)
+                    status, raw, headers = (429, b"<html><body>429 Too Many Requests</body></html>",
+                                            {"Content-Type": "text/html"}) if len(hits) < 2 else (200, b'{"total": 3}', {})
+                else:
+                    status, raw, headers = 429, b"<html>429</html>", {"Content-Type": "text/html", "Retry-After": "30"}
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *a):
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d" % server.server_port, timeout=60000))
+            self.assertEqual(mt5.symbols_total(), 3)
+            self.assertEqual(len(hits), 2, "refused once, then answered")
+            mt5.shutdown()
+            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d" % server.server_port, timeout=2000))
+            self.assertIsNone(mt5.symbol_info("EURUSD"))
+            self.assertEqual(mt5.last_error(), (-10005, "IPC timeout: a rate limit in front of the gateway refused "
+                                                         "the call (429); retry after 30 s"))
+        finally:
+            mt5.shutdown()
+            server.shutdown()
+            server.server_close()
+
+
 class Canned(object):
     """A loopback server that answers each connection's requests with the next canned bytes (one
     per request, or a list of pieces sent apart; None closes the connection there), recording the

@@ -245,7 +245,10 @@ class Gateway(object):
                 problem_body = {}
             p = Problem(resp.status, problem_body, dict((k.lower(), v) for k, v in resp.getheaders()))
             kind = p.type.rsplit("/", 1)[-1]
-            if resp.status in (429, 503) and kind in _RETRY_TYPES:
+            # Any 429 is "too many requests" (RFC 6585), also one from a proxy in front of the
+            # gateway (nginx's limit_req, a cloud edge) that carries no problem type; a 503 only
+            # when the gateway says it is busy (a terminal-down 503 fails at once).
+            if resp.status == 429 or (resp.status == 503 and kind in _RETRY_TYPES):
                 wait = _retry_after(p.headers.get("retry-after"))
                 if time.monotonic() + wait < deadline:
                     time.sleep(wait)
@@ -344,8 +347,11 @@ def _retry_after(value: Optional[str]) -> float:
 
 def _refused(p: Problem, kind: str, wait: float) -> str:
     """last_error()'s text for a busy answer still refused at the call's deadline: who refused, and when to retry."""
-    why = "the gateway's rate limit refused the call (429" if p.status == 429 else \
-        "the gateway is busy (%d %s" % (p.status, kind)
+    if p.status == 429:
+        why = ("the gateway's rate limit refused the call (429" if kind in _RETRY_TYPES
+               else "a rate limit in front of the gateway refused the call (429")
+    else:
+        why = "the gateway is busy (%d %s" % (p.status, kind)
     detail = (": " + p.detail[:200]) if p.detail else ""
     return "IPC timeout: %s%s); retry after %g s" % (why, detail, wait)
 
