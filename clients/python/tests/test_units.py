@@ -205,6 +205,37 @@ class Busy(unittest.TestCase):
             server.server_close()
 
 
+class NameResolution(unittest.TestCase):
+    """getaddrinfo has no timeout of its own: a dead resolver must not hold a call past its deadline."""
+
+    def test_a_resolver_that_never_answers_fails_the_call_by_its_timeout(self):
+        import socket
+        real = socket.getaddrinfo
+        release = threading.Event()
+        asked = []
+
+        def stuck(host, *args, **kwargs):
+            if host == "gateway.example":
+                asked.append(host)
+                release.wait(60)
+                raise socket.gaierror(-3, "Temporary failure in name resolution")
+            return real(host, *args, **kwargs)
+
+        socket.getaddrinfo = stuck
+        self.addCleanup(setattr, socket, "getaddrinfo", real)
+        self.addCleanup(release.set)
+        started = time.monotonic()
+        self.assertFalse(mt5.initialize(url="http://gateway.example:8000", timeout=500))
+        self.assertLess(time.monotonic() - started, 0.5 + harness.LOADED_MACHINE_SLACK)
+        self.assertEqual(mt5.last_error()[0], -10005, mt5.last_error())
+        self.assertEqual(asked, ["gateway.example"])
+
+    def test_address_literals_and_names_resolve(self):
+        from tradeapi_client._wire import resolve
+        self.assertEqual(resolve("127.0.0.1", 80, 1.0)[0][4], ("127.0.0.1", 80))
+        self.assertTrue(resolve("localhost", 80, 5.0))
+
+
 class Canned(object):
     """A loopback server that answers each connection's requests with the next canned bytes (one
     per request, or a list of pieces sent apart; None closes the connection there), recording the

@@ -22,10 +22,12 @@ what the server declared."""
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import socket
 import ssl
+import threading
 import time
-from typing import Dict, List, Mapping, Optional, Tuple, cast
+from typing import Any, Dict, List, Mapping, Optional, Tuple, cast
 
 _RECV = 1 << 16
 _MAX_HEAD = 1 << 16  # status line + headers; larger is not a gateway
@@ -83,9 +85,9 @@ class Connection(object):
 
     def connect(self) -> None:
         # socket.create_connection, but each address tried with what is left of the deadline (it
-        # would give every address the whole timeout). Name resolution itself is not bounded.
+        # would give every address the whole timeout), and the name resolution bounded too.
         error: Optional[OSError] = None
-        for family, kind, proto, _, address in socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM):
+        for family, kind, proto, _, address in resolve(self.host, self.port, self._time_left()):
             sock = socket.socket(family, kind, proto)
             try:
                 sock.settimeout(self._time_left())
@@ -210,6 +212,37 @@ class Connection(object):
             resp = Response(self, status, parts[2] if len(parts) > 2 else "", headers, parts[0] == "HTTP/1.0")
             self._response = resp
             return resp
+
+
+def resolve(host: str, port: int, timeout: Optional[float]) -> List[Tuple[Any, ...]]:
+    """getaddrinfo for a TCP connection, in at most ``timeout`` seconds (``socket.timeout`` then).
+    getaddrinfo has no timeout of its own and a dead resolver blocks it for tens of seconds (5 s a
+    try, several tries, several servers), so a name is resolved on a thread of its own that is left
+    to finish if the caller stops waiting; an address literal (the usual gateway URL) needs none."""
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+        return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
+    except ValueError:
+        pass
+    if timeout is None:
+        return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+    result: List[Any] = []
+    done = threading.Event()
+
+    def lookup() -> None:
+        try:
+            result.append(socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM))
+        except BaseException as e:  # noqa: B902 - handed to the caller
+            result.append(e)
+        done.set()
+
+    threading.Thread(target=lookup, name="tradeapi-resolve", daemon=True).start()
+    if not done.wait(timeout):
+        raise socket.timeout("name resolution of %r did not answer within %g s" % (host, timeout))
+    got = result[0]
+    if isinstance(got, BaseException):
+        raise got
+    return cast(List[Tuple[Any, ...]], got)
 
 
 class Response(object):
