@@ -201,6 +201,29 @@ class Aio(unittest.TestCase):
         self.assertEqual(same.tobytes(), small.tobytes())
 
 
+class Shutdown(unittest.TestCase):
+    def test_shutdown_lets_the_pool_threads_go_and_a_later_call_works(self):
+        gw = harness.sim_gateway()
+        self.addCleanup(gw.stop)
+
+        def pool_threads():
+            return [t for t in threading.enumerate() if t.name.startswith("tradeapi-aio")]
+
+        async def use():
+            self.assertTrue(await aio.initialize(url=gw.url))
+            await asyncio.gather(*(aio.symbol_info_tick(s) for s in ("EURUSD", "GBPUSD", "USDJPY")))
+            self.assertTrue(pool_threads())
+            await aio.shutdown()
+
+        asyncio.run(use())
+        for t in pool_threads():  # told to end: each exits once it sees the pool shut (no wait guessed)
+            t.join()
+        self.assertEqual(pool_threads(), [])
+        asyncio.run(use())  # a new pool after shutdown
+        for t in pool_threads():
+            t.join()
+
+
 class StalledServer(object):
     """A loopback server: GET /server-time answered, a series' head sent and then nothing; notes
     when the client closes (or shuts down) the series' connection."""

@@ -117,7 +117,14 @@ async def login(*args: Any, **kwargs: Any) -> bool:
 
 
 async def shutdown() -> None:
-    return await _run(mt5.shutdown)
+    """mt5.shutdown(), then the pool's threads are let go (a later call starts a new pool), so that
+    a program that is done with the gateway keeps no idle threads of this module."""
+    await _run(mt5.shutdown)
+    global _pool
+    with _pool_lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown(wait=False)  # its idle threads end at once; a call still under way finishes first
 
 
 async def version() -> Optional[Tuple[int, int, str]]:
