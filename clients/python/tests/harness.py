@@ -76,7 +76,9 @@ class Gateway(object):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise AssertionError("the gateway exited: %s" % self.log_text()[-2000:])
+                text = self.log_text()
+                self.stop()  # nothing runs; the log file is removed
+                raise AssertionError("the gateway exited: %s" % text[-2000:])
             try:
                 with urllib.request.urlopen(self.url + "/health", timeout=2) as r:
                     if r.status == 200:
@@ -84,8 +86,9 @@ class Gateway(object):
             except Exception:
                 pass
             time.sleep(0.1)
+        text = self.log_text()  # before stop(), which removes the log
         self.stop()
-        raise AssertionError("the gateway did not answer /health: %s" % self.log_text()[-2000:])
+        raise AssertionError("the gateway did not answer /health: %s" % text[-2000:])
 
     def get_json(self, path, key=None):
         req = urllib.request.Request(self.url + path, headers={"X-API-Key": key} if key else {})
