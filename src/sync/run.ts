@@ -60,7 +60,51 @@ export class Interrupted extends Error {
   }
 }
 
-const signalExit = (signal: NodeJS.Signals): number => 128 + (signal === 'SIGINT' ? 2 : 15);
+export const signalExit = (signal: NodeJS.Signals): number => 128 + (signal === 'SIGINT' ? 2 : 15);
+
+/**
+ * SIGINT/SIGTERM for a command that writes partitions (sync, verify --repair): the first signal
+ * interrupts the partition in progress (its file discarded, what is committed stays) and wakes a
+ * wait; if the command has not ended INTERRUPT_GRACE_MS later, or at a second signal, it exits at
+ * once with 128 + the signal's number, after the lock is released. `dispose()` in the command's
+ * `finally`.
+ */
+export class SignalWatch {
+  interrupted: Interrupted | undefined;
+  /** A wait in progress that a signal should end (its `cancel`). */
+  readonly wake: { cancel?: () => void } = {};
+  private fallback: NodeJS.Timeout | undefined;
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    if (this.interrupted) {
+      this.ctx.current?.discardSync();
+      process.exit(signalExit(this.interrupted.signal));
+    }
+    const interrupted = (this.interrupted = new Interrupted(signal));
+    this.ctx.current?.interrupt(interrupted);
+    this.wake.cancel?.();
+    this.fallback = setTimeout(() => {
+      this.ctx.current?.discardSync();
+      this.say(interrupted.message);
+      void this.release().finally(() => process.exit(signalExit(signal)));
+    }, INTERRUPT_GRACE_MS);
+    this.fallback.unref();
+  };
+
+  constructor(
+    private readonly ctx: Pick<SyncContext, 'current'>,
+    private readonly say: (line: string) => void,
+    private readonly release: () => Promise<void>,
+  ) {
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+  }
+
+  dispose(): void {
+    clearTimeout(this.fallback);
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
+}
 
 /** Passes chunks on, checking time order and counting rows; the first chunk was read already. */
 class CheckedSeries<C extends TickChunk | RateChunk> implements Series<C> {
@@ -563,36 +607,17 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
   const simClock = settings.terminal === 'sim' ? settings.simClockStartMs : undefined;
   const now = (): number => (simClock === undefined ? Date.now() : simClock + (Date.now() - openedAt));
 
-  let interrupted: Interrupted | undefined;
-  let fallback: NodeJS.Timeout | undefined;
-  const wake: { cancel?: () => void } = {};
   const ctx: SyncContext = {
     terminal,
     root: request.store,
     manifest: emptyManifest('', ''),
     manifests: new ManifestWriter(request.store, emptyManifest('', '')),
     now,
-    stopped: () => interrupted,
+    stopped: () => watch.interrupted,
     current: undefined,
     progress: (label, range) => new Progress(io.stderr, label, range),
   };
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted) {
-      ctx.current?.discardSync();
-      process.exit(signalExit(interrupted.signal));
-    }
-    interrupted = new Interrupted(signal);
-    ctx.current?.interrupt(interrupted);
-    wake.cancel?.();
-    fallback = setTimeout(() => {
-      ctx.current?.discardSync();
-      say(interrupted?.message ?? 'interrupted');
-      void lock.release().finally(() => process.exit(signalExit(signal)));
-    }, INTERRUPT_GRACE_MS);
-    fallback.unref();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const watch = new SignalWatch(ctx, say, () => lock.release());
   try {
     for (const symbol of request.symbols) {
       try {
@@ -616,14 +641,14 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
         if (io.stderr.isTTY !== true) say(`${t.rows} rows in ${t.files} files -> ${request.store}`);
         return EXIT_OK;
       }
-      if (interrupted) throw interrupted;
-      await sleep(request.intervalS * 1000, wake);
-      if (interrupted) throw interrupted;
+      if (watch.interrupted) throw watch.interrupted;
+      await sleep(request.intervalS * 1000, watch.wake);
+      if (watch.interrupted) throw watch.interrupted;
     }
   } catch (e) {
-    if (interrupted) {
-      say(interrupted.message);
-      return signalExit(interrupted.signal);
+    if (watch.interrupted) {
+      say(watch.interrupted.message);
+      return signalExit(watch.interrupted.signal);
     }
     if (e instanceof StoreMismatchError) {
       say(e.message);
@@ -636,9 +661,7 @@ export async function runSync(args: readonly string[], io: SyncIo = { env: proce
     say(`sync failed: ${e instanceof Error ? e.message : String(e)}`);
     return EXIT_FAILED;
   } finally {
-    clearTimeout(fallback);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    watch.dispose();
     await lock.release();
     await terminal.close().catch(() => undefined);
   }

@@ -28,14 +28,13 @@ import { checkIdentity, emptyManifest, ManifestWriter, readManifest, readSymbolC
 import { nameOf, storedPartition } from '../store/partition.js';
 import { ReadSlots } from '../store/read-slots.js';
 import { UnsafeStoreFileError } from '../store/safe-file.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, Interrupted, openManifest, record, start, writePartition, type SyncContext } from '../sync/run.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, openManifest, record, SignalWatch, signalExit, start, writePartition, type SyncContext } from '../sync/run.js';
 import { isTerminalError } from '../terminal/errors.js';
 import type { RateChunk, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { parseVerifyArgs, UsageError, VERIFY_USAGE, type VerifyRequest } from './args.js';
 import { askTerminal, checkFile, judge, recordedSide, RUN_DAYS, STATUSES, targetOf, TickRun, type FileCheck, type Side, type Status, type Target, type TerminalCheck, type Verdict } from './check.js';
 
-const INTERRUPT_GRACE_MS = 3_000;
 const TIMEFRAME_M1 = 1;
 const COPY_TICKS_ALL = -1;
 /** Partition files decoded ahead of the one being checked (on the thread pool, while the terminal answers). */
@@ -80,7 +79,6 @@ export interface VerifyReport {
   totals: Record<Status, number> & { partitions: number; rows: number; seconds: number; rows_per_s: number; repaired: number };
 }
 
-const signalExit = (signal: NodeJS.Signals): number => 128 + (signal === 'SIGINT' ? 2 : 15);
 
 /** The partitions of the selected symbols, datasets and range, in order. */
 function targetsOf(root: string, manifest: Manifest, symbols: readonly string[], request: VerifyRequest): { targets: Target[]; bad: PartitionReport[] } {
@@ -180,37 +178,18 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
   }
   const slots = new ReadSlots({ slots: 4, queue: 1024, deadlineMs: 600_000 });
 
-  let interrupted: Interrupted | undefined;
-  let fallback: NodeJS.Timeout | undefined;
-  const wake: { cancel?: () => void } = {};
   const ctx: SyncContext = {
     terminal,
     root,
     manifest: emptyManifest('', ''),
     manifests: new ManifestWriter(root, emptyManifest('', '')),
     now: () => Date.now(),
-    stopped: () => interrupted,
+    stopped: () => watch.interrupted,
     current: undefined,
     progress: (label, range) => new Progress({ write: () => true }, label, range),
   };
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted) {
-      ctx.current?.discardSync();
-      process.exit(signalExit(interrupted.signal));
-    }
-    interrupted = new Interrupted(signal);
-    ctx.current?.interrupt(interrupted);
-    wake.cancel?.();
-    fallback = setTimeout(() => {
-      ctx.current?.discardSync();
-      say(interrupted?.message ?? 'interrupted');
-      void (lock?.release() ?? Promise.resolve()).finally(() => process.exit(signalExit(signal)));
-    }, INTERRUPT_GRACE_MS);
-    fallback.unref();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const stopped = (): boolean => interrupted !== undefined;
+  const watch = new SignalWatch(ctx, say, () => lock?.release() ?? Promise.resolve());
+  const stopped = (): boolean => watch.interrupted !== undefined;
   let progress: Progress | undefined;
   try {
     const account = await terminal.accountInfo();
@@ -285,7 +264,7 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
     let run: { run: TickRun; last: number } | undefined;
     try {
       for (let i = 0; i < targets.length; i++) {
-        if (interrupted) throw interrupted;
+        if (watch.interrupted) throw watch.interrupted;
         for (let k = i; k <= i + FILES_AHEAD; k++) prefetch(k);
         const t = targets[i]!;
         let term = (): Promise<TerminalCheck> => askTerminal(terminal, t, stopped);
@@ -305,7 +284,7 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
     } finally {
       run?.run.close();
     }
-    if (interrupted) throw interrupted;
+    if (watch.interrupted) throw watch.interrupted;
 
     // Asked again after a wait: those the terminal answered with fewer rows than the store holds.
     const again = results.flatMap((r, i) => (r?.verdict.short ? [i] : []));
@@ -315,14 +294,14 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
       if (request.waitS > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, request!.waitS * 1000);
-          wake.cancel = () => {
+          watch.wake.cancel = () => {
             clearTimeout(timer);
             resolve();
           };
         });
       }
       for (const i of again) {
-        if (interrupted) throw interrupted;
+        if (watch.interrupted) throw watch.interrupted;
         results[i] = await checkOne(results[i]!.t);
       }
     }
@@ -346,7 +325,7 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
     if (lock) {
       const byKey = new Map(results.flatMap((r) => (r ? [[`${r.t.part.symbol}\0${r.t.part.dataset}\0${r.t.part.key}`, r.t] as const] : [])));
       for (const rep of reports) {
-        if (interrupted) throw interrupted;
+        if (watch.interrupted) throw watch.interrupted;
         if (rep.status === 'terminal-lost') {
           rep.repaired = false;
           rep.repair_note = 'kept as it is: the terminal no longer holds it';
@@ -377,7 +356,7 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
           if (note !== undefined) rep.repair_note = note;
           else repaired++;
         } catch (e) {
-          if (interrupted) throw interrupted;
+          if (watch.interrupted) throw watch.interrupted;
           rep.repaired = false;
           rep.repair_note = `not repaired: ${e instanceof UnsafeStoreFileError ? `refusing to write into the store: ${e.message}` : e instanceof Error ? e.message : String(e)}`;
         }
@@ -398,9 +377,9 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
     return reports.every((r) => r.status === 'ok') ? EXIT_OK : EXIT_FAILED;
   } catch (e) {
     progress?.clear();
-    if (interrupted) {
-      say(interrupted.message);
-      return signalExit(interrupted.signal);
+    if (watch.interrupted) {
+      say(watch.interrupted.message);
+      return signalExit(watch.interrupted.signal);
     }
     if (e instanceof StoreMismatchError) {
       say(e.message);
@@ -409,9 +388,7 @@ export async function runVerify(args: readonly string[], io: VerifyIo = { env: p
     say(`verify failed: ${e instanceof Error ? e.message : String(e)}`);
     return EXIT_FAILED;
   } finally {
-    clearTimeout(fallback);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    watch.dispose();
     await lock?.release();
     await terminal.close().catch(() => undefined);
   }
