@@ -1,0 +1,144 @@
+// Custom bars as a series: the ticks each requested bar is built from, read from the terminal (or
+// the store in front of it) chunk by chunk and folded by BarBuilder, so that memory stays bounded
+// whatever the range. Boundaries never depend on the request: the ticks are read from the start of
+// the first bar that may hold date_from (a time bar's open, a tick or volume bar's server day) to
+// the end of the last one that may hold date_to, plus the longest clock change, and the bars whose
+// time lies outside [date_from, date_to] are left out.
+import { zoneTransitions, type ServerZone } from '../config/server-zone.js';
+import { BarBuilder } from './bar-builder.js';
+import { timeBarOpen, timeBarSeconds, type BarPeriod, type BarPrice } from './bar-period.js';
+import { constants } from './constants.js';
+import type { BarChunk, Series, TickChunk } from './series.js';
+import type { SeriesOptions, Terminal } from './terminal.js';
+
+const DAY_MS = 86_400_000;
+/** A day either side covers any zone's change around the range. */
+const ZONE_MARGIN_S = 2 * 86_400;
+/** Read past the last bar's end by the longest clock change, so that a repeated hour is read whole. */
+const CHANGE_SLACK_MS = 3 * 3_600_000;
+
+export interface CustomBarsRequest {
+  symbol: string;
+  period: BarPeriod;
+  price: BarPrice;
+  /** The symbol's digits (spreads in points). */
+  digits: number;
+  /** Bars with time in [fromMs, toMs] (UTC ms; compared in whole seconds as copy_rates_range does). */
+  fromMs: number;
+  toMs: number;
+  /** Keep the bar still forming at the terminal's current time. */
+  forming: boolean;
+  /** The time of the symbol's last tick, UTC ms (symbol_info().time), or 0 before any. */
+  lastTickMs: number;
+}
+
+/** `zone` is the broker's (TRADEAPI_SERVER_TZ) when the terminal's times were converted to UTC; none: they are server time. */
+export async function openCustomBars(terminal: Terminal, req: CustomBarsRequest, zone: ServerZone | undefined, opts: SeriesOptions = {}): Promise<Series<BarChunk>> {
+  const toServerMs = (ms: number): number => (zone ? zone.toServerMs(ms) : ms);
+  const toUtcMs = (ms: number): number => (zone ? zone.toUtcMs(ms) : ms);
+  const fromS = Math.floor(req.fromMs / 1000);
+  const toS = Math.floor(req.toMs / 1000);
+  // First and last server-time spans that may hold a requested bar.
+  const firstServer = toServerMs(fromS * 1000);
+  const lastServer = toServerMs(toS * 1000);
+  let readFrom: number;
+  let readTo: number;
+  if (req.period.kind === 'time' || req.period.kind === 'week') {
+    readFrom = timeBarOpen(req.period, Math.floor(firstServer / 1000)) * 1000;
+    readTo = timeBarOpen(req.period, Math.floor(lastServer / 1000)) * 1000 + timeBarSeconds(req.period) * 1000;
+  } else {
+    readFrom = Math.floor(firstServer / DAY_MS) * DAY_MS;
+    readTo = Math.floor(lastServer / DAY_MS) * DAY_MS + DAY_MS;
+  }
+  // Server spans to UTC; a change in the span: a day's margin before, the longest change after.
+  const fromUtc = toUtcMs(readFrom) - (zone ? CHANGE_SLACK_MS : 0);
+  const toUtc = toUtcMs(readTo) + (zone ? CHANGE_SLACK_MS : 0) - 1;
+  const transitions = zone ? zoneTransitions(zone, Math.floor(fromUtc / 1000) - ZONE_MARGIN_S, Math.ceil(toUtc / 1000) + ZONE_MARGIN_S) : [];
+  const builder = new BarBuilder({
+    period: req.period,
+    price: req.price,
+    digits: req.digits,
+    transitions,
+    toUtcSeconds: (s) => (zone ? zone.toUtcSeconds(s) : s),
+    fromS,
+    toS,
+    chunkRows: opts.chunkRows ?? 65_536,
+  });
+  const nowServerMs = toServerMs(Math.max(req.lastTickMs, await timeCurrentMs(terminal)));
+  const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
+  const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: 1 << 16 });
+  return new CustomBarSeries(ticks, builder, nowServerMs, req.forming);
+}
+
+/** How long a terminal's TimeCurrent is reused: an older one only keeps a just-finished bar out a little longer. */
+const TIME_CURRENT_TTL_MS = 60_000;
+const timeCurrent = new WeakMap<Terminal, { readAtMs: number; value: Promise<number> }>();
+
+/**
+ * The terminal's current time as MQL5's TimeCurrent() has it: the last quote of any symbol (the
+ * largest symbol_info().time), UTC ms, read at most once a minute. A symbol whose session has
+ * closed keeps its last bar; that bar is not forming once the terminal's clock has passed its end.
+ */
+async function timeCurrentMs(terminal: Terminal): Promise<number> {
+  const now = Date.now();
+  let entry = timeCurrent.get(terminal);
+  if (!entry || now - entry.readAtMs > TIME_CURRENT_TTL_MS) {
+    const value = terminal.symbolsGet().then(
+      (all) => all.reduce((most, s) => Math.max(most, s.time * 1000), 0),
+      () => 0,
+    );
+    entry = { readAtMs: now, value };
+    timeCurrent.set(terminal, entry);
+  }
+  return entry.value;
+}
+
+class CustomBarSeries implements Series<BarChunk> {
+  private tail: BarChunk[] | undefined;
+  private closed = false;
+
+  constructor(private readonly ticks: Series<TickChunk>, private readonly builder: BarBuilder, private readonly nowServerMs: number, private readonly forming: boolean) {}
+
+  get source(): string | undefined {
+    return this.ticks.source;
+  }
+
+  async next(): Promise<BarChunk | null> {
+    for (;;) {
+      if (this.closed) return null;
+      if (this.tail) return this.tail.shift() ?? null;
+      const ready = this.builder.take();
+      if (ready) return ready;
+      const chunk = await this.ticks.next();
+      if (chunk === null) {
+        this.tail = this.builder.finish(this.nowServerMs, this.forming);
+        continue;
+      }
+      this.builder.push(chunk);
+      // Folded: the ticks are read no more.
+      this.ticks.release?.(chunk);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.ticks.close();
+  }
+
+  setChunkRows(rows: number): void {
+    this.builder.setChunkRows(rows);
+  }
+
+  /** Ticks are produced ahead while the bars are folded (the fold itself keeps no chunk). */
+  readAhead(enabled: boolean): void {
+    this.ticks.readAhead?.(enabled);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<BarChunk> {
+    try {
+      for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) yield chunk;
+    } finally {
+      this.close();
+    }
+  }
+}
