@@ -99,7 +99,7 @@ export class BarBuilder {
   }
 
   /** Folds one chunk of ticks (ascending, after the previous chunk's). */
-  push(c: TickChunk): void {
+  push(c: TickChunk): undefined {
     const rows = c.rows;
     const tm = new Uint32Array(c.time_msc.buffer, c.time_msc.byteOffset, rows * 2);
     const vol = new Uint32Array(c.volume.buffer, c.volume.byteOffset, rows * 2);
@@ -151,6 +151,7 @@ export class BarBuilder {
       }
     }
     this.current = bar;
+    return undefined;
   }
 
   /** Rows per output chunk from the next chunk begun on. */
@@ -158,21 +159,24 @@ export class BarBuilder {
     this.chunkRows = rows;
   }
 
-  /** A full chunk of bars, if one is ready. */
-  take(): BarChunk | undefined {
-    return this.ready.shift();
+  /** A chunk of bars, once `minRows` (at least 1) are folded and not taken. */
+  take(minRows: number): BarChunk | undefined {
+    const ready = this.ready.shift();
+    if (ready) return ready;
+    if (this.out.rows === 0 || this.out.rows < minRows) return undefined;
+    const chunk = this.cut();
+    this.fresh();
+    return chunk;
   }
 
   /**
-   * The bars still open once the ticks have run out, then the last chunk: a bar is complete when
-   * the terminal's time `nowServerMs` has reached its end; one still forming is kept only when asked.
+   * The bars still open once the ticks have run out: a bar is complete when the terminal's time
+   * `nowServerMs` has reached its end; one still forming is kept only when asked.
    */
-  finish(nowServerMs: number, forming: boolean): BarChunk[] {
+  finish(nowServerMs: number, forming: boolean): void {
     const open = this.byTime ? this.bars.splice(0) : this.current ? [this.current] : [];
     this.current = undefined;
     for (const bar of open) if (forming || nowServerMs >= bar.end) this.emit(bar);
-    if (this.out.rows > 0) this.ready.push(this.cut());
-    return this.ready.splice(0);
   }
 
   private advanceZone(msc: number): void {

@@ -8,10 +8,12 @@ import { zoneTransitions, type ServerZone } from '../config/server-zone.js';
 import { BarBuilder } from './bar-builder.js';
 import { timeBarOpen, timeBarSeconds, type BarPeriod, type BarPrice } from './bar-period.js';
 import { constants } from './constants.js';
+import { addon } from './native.js';
 import type { BarChunk, Series, TickChunk } from './series.js';
 import type { SeriesOptions, Terminal } from './terminal.js';
 
 const DAY_MS = 86_400_000;
+const DEFAULT_CHUNK_ROWS = 65_536;
 /** A day either side covers any zone's change around the range. */
 const ZONE_MARGIN_S = 2 * 86_400;
 /** Read past the last bar's end by the longest clock change, so that a repeated hour is read whole. */
@@ -32,8 +34,26 @@ export interface CustomBarsRequest {
   lastTickMs: number;
 }
 
+/** Where the bars are folded: the addon's BarFolder on the thread pool, or BarBuilder on the JS thread. */
+export type BarEngine = 'auto' | 'native' | 'js';
+
+/** What the series needs of a folder (the addon's NativeBarFolder, or BarBuilder). */
+interface Folder {
+  push(chunk: TickChunk): Promise<void> | undefined;
+  take(minRows: number): BarChunk | undefined;
+  finish(nowServerMs: number, forming: boolean): void;
+}
+
+/** Whether the loaded addon folds bars natively (a prebuild from before BarFolder does not). */
+export const nativeBarFolding = (): boolean => typeof addon.BarFolder === 'function';
+
 /** `zone` is the broker's (TRADEAPI_SERVER_TZ) when the terminal's times were converted to UTC; none: they are server time. */
-export async function openCustomBars(terminal: Terminal, req: CustomBarsRequest, zone: ServerZone | undefined, opts: SeriesOptions = {}): Promise<Series<BarChunk>> {
+export async function openCustomBars(
+  terminal: Terminal,
+  req: CustomBarsRequest,
+  zone: ServerZone | undefined,
+  opts: SeriesOptions & { engine?: BarEngine } = {},
+): Promise<Series<BarChunk>> {
   const toServerMs = (ms: number): number => (zone ? zone.toServerMs(ms) : ms);
   const toUtcMs = (ms: number): number => (zone ? zone.toUtcMs(ms) : ms);
   const fromS = Math.floor(req.fromMs / 1000);
@@ -54,20 +74,36 @@ export async function openCustomBars(terminal: Terminal, req: CustomBarsRequest,
   const fromUtc = toUtcMs(readFrom) - (zone ? CHANGE_SLACK_MS : 0);
   const toUtc = toUtcMs(readTo) + (zone ? CHANGE_SLACK_MS : 0) - 1;
   const transitions = zone ? zoneTransitions(zone, Math.floor(fromUtc / 1000) - ZONE_MARGIN_S, Math.ceil(toUtc / 1000) + ZONE_MARGIN_S) : [];
-  const builder = new BarBuilder({
-    period: req.period,
-    price: req.price,
-    digits: req.digits,
-    transitions,
-    toUtcSeconds: (s) => (zone ? zone.toUtcSeconds(s) : s),
-    fromS,
-    toS,
-    chunkRows: opts.chunkRows ?? 65_536,
-  });
+  const engine = opts.engine ?? 'auto';
+  const Native = engine === 'js' ? undefined : addon.BarFolder;
+  if (engine === 'native' && !Native) throw new Error('the addon has no BarFolder (rebuild it: npm run build:native)');
+  const p = req.period;
+  const folder: Folder = Native
+    ? new Native({
+      kind: p.kind,
+      seconds: p.kind === 'time' ? p.seconds : 0,
+      count: p.kind === 'ticks' ? p.count : 0,
+      size: p.kind === 'volume' ? p.size : 0,
+      price: req.price,
+      digits: req.digits,
+      transitions: transitions.flat(),
+      fromS,
+      toS,
+    })
+    : new BarBuilder({
+      period: p,
+      price: req.price,
+      digits: req.digits,
+      transitions,
+      toUtcSeconds: (s) => (zone ? zone.toUtcSeconds(s) : s),
+      fromS,
+      toS,
+      chunkRows: opts.chunkRows ?? 65_536,
+    });
   const nowServerMs = toServerMs(Math.max(req.lastTickMs, await timeCurrentMs(terminal)));
   const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
   const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: 1 << 16 });
-  return new CustomBarSeries(ticks, builder, nowServerMs, req.forming);
+  return new CustomBarSeries(ticks, folder, nowServerMs, req.forming, opts.chunkRows ?? DEFAULT_CHUNK_ROWS);
 }
 
 /** How long a terminal's TimeCurrent is reused: an older one only keeps a just-finished bar out a little longer. */
@@ -94,10 +130,16 @@ async function timeCurrentMs(terminal: Terminal): Promise<number> {
 }
 
 class CustomBarSeries implements Series<BarChunk> {
-  private tail: BarChunk[] | undefined;
+  private finished = false;
   private closed = false;
 
-  constructor(private readonly ticks: Series<TickChunk>, private readonly builder: BarBuilder, private readonly nowServerMs: number, private readonly forming: boolean) {}
+  constructor(
+    private readonly ticks: Series<TickChunk>,
+    private readonly folder: Folder,
+    private readonly nowServerMs: number,
+    private readonly forming: boolean,
+    private chunkRows: number,
+  ) {}
 
   get source(): string | undefined {
     return this.ticks.source;
@@ -106,15 +148,16 @@ class CustomBarSeries implements Series<BarChunk> {
   async next(): Promise<BarChunk | null> {
     for (;;) {
       if (this.closed) return null;
-      if (this.tail) return this.tail.shift() ?? null;
-      const ready = this.builder.take();
+      const ready = this.folder.take(this.finished ? 1 : this.chunkRows);
       if (ready) return ready;
+      if (this.finished) return null;
       const chunk = await this.ticks.next();
       if (chunk === null) {
-        this.tail = this.builder.finish(this.nowServerMs, this.forming);
+        this.folder.finish(this.nowServerMs, this.forming);
+        this.finished = true;
         continue;
       }
-      this.builder.push(chunk);
+      await this.folder.push(chunk);
       // Folded: the ticks are read no more.
       this.ticks.release?.(chunk);
     }
@@ -126,7 +169,8 @@ class CustomBarSeries implements Series<BarChunk> {
   }
 
   setChunkRows(rows: number): void {
-    this.builder.setChunkRows(rows);
+    this.chunkRows = rows;
+    if (this.folder instanceof BarBuilder) this.folder.setChunkRows(rows);
   }
 
   /** Ticks are produced ahead while the bars are folded (the fold itself keeps no chunk). */
