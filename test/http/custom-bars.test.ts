@@ -3,10 +3,16 @@
 // timeframe, field for field, on a UTC simulator and on a broker clock across a daylight-saving
 // change. Tick and volume bars are checked against the ticks of /ticks/range.
 import t from 'tap';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
 import { tableFromIPC } from 'apache-arrow';
 
 import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
+import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, NOW_MS, ANCHOR_S, serve, simTerminal } from '../helpers/server.js';
 
 type Row = Record<string, number>;
@@ -155,6 +161,33 @@ await forEachAdapter(t, async (t, adapter) => {
     t.equal(Number(packed.readBigInt64LE(60)), rows[0]!.time_close_msc);
     const parquet = Buffer.from(await (await plain.get(`${q}&format=parquet`)).arrayBuffer());
     t.equal(parquet.subarray(0, 4).toString(), 'PAR1');
+  });
+
+  await t.test(`${DOC_SNIPPETS.customBars.page}'s custom bars block, as written`, async (t) => {
+    const block = docBlock(DOC_SNIPPETS.customBars);
+    if (!block) return t.fail(`no sh block with the custom bars curl in ${DOC_SNIPPETS.customBars.page}`);
+    const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-bars-doc-'));
+    t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+    // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
+    const script = `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', plain.base)}`;
+    // Asynchronous: the server answering the block runs on this process's event loop.
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', ['-e', '-c', script], { cwd });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    t.equal(r.code, 0, 'every request answered 2xx', { stderr: r.stderr.slice(-2000) });
+    const answers = r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Row[]);
+    t.equal(answers.length, 2, '90-second and volume bars (the Arrow one goes to a file)');
+    t.equal(answers[0]!.length, 21, '21 bars of 90 s in half an hour');
+    t.ok(answers[0]!.every((b) => b.time! % 90 === 0), 'each on a multiple of 90 s');
+    t.ok(answers[1]!.length > 5 && answers[1]!.slice(0, -1).every((b) => b.real_volume! >= 20000), `${answers[1]!.length} volume bars of at least 20000`);
+    const arrow = tableFromIPC(readFileSync(path.join(cwd, 'bars.arrow')));
+    t.ok(arrow.numRows > 100, `bars.arrow: ${arrow.numRows} bars of 500 ticks`);
   });
 
   await t.test('clear problems', async (t) => {
