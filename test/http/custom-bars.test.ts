@@ -3,7 +3,6 @@
 // timeframe, field for field, on a UTC simulator and on a broker clock across a daylight-saving
 // change. Tick and volume bars are checked against the ticks of /ticks/range.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { tableFromIPC } from 'apache-arrow';
 
 import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
+import { runChild } from '../helpers/child.js';
 import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, NOW_MS, ANCHOR_S, serve, simTerminal } from '../helpers/server.js';
 
@@ -171,15 +171,7 @@ await forEachAdapter(t, async (t, adapter) => {
     // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
     const script = `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', plain.base)}`;
     // Asynchronous: the server answering the block runs on this process's event loop.
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-e', '-c', script], { cwd });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const r = await runChild('bash', ['-e', '-c', script], { cwd });
     t.equal(r.code, 0, 'every request answered 2xx', { stderr: r.stderr.slice(-2000) });
     const answers = r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Row[]);
     t.equal(answers.length, 2, '90-second and volume bars (the Arrow one goes to a file)');

@@ -5,7 +5,6 @@
 // and compares every field. Each of its checks becomes one assertion here.
 //
 // Python: as test/interop/python.test.ts (test/helpers/python.ts).
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +12,7 @@ import t from 'tap';
 
 import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
+import { runChild } from '../helpers/child.js';
 import { testPython } from '../helpers/python.js';
 import { ANCHOR_S, serve, testAdapters } from '../helpers/server.js';
 
@@ -25,18 +25,6 @@ interface Summary {
   versions: Record<string, string>;
 }
 
-function run(python: string, base: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // Asynchronous: the server answering the script runs on this process's event loop.
-    const child = spawn(python, [script, base], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const choice = testPython(['polars', 'numpy']);
 if ('skip' in choice) {
@@ -47,7 +35,7 @@ if ('skip' in choice) {
   const terminal = openSimTerminal({ ...simServerZone(zone), nowMs: nowMs + zone.offsetMs(nowMs), accountAnchor: ANCHOR_S, seed: 42 });
   t.teardown(() => terminal.close());
   const s = await serve(t, testAdapters()[0]!, terminal, { TRADEAPI_SERVER_TZ: BROKER });
-  const r = await run(choice.python, s.base);
+  const r = await runChild(choice.python, [script, s.base], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
   let summary: Summary | undefined;
   try {
     summary = JSON.parse(r.stdout) as Summary;
