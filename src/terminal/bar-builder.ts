@@ -164,8 +164,9 @@ export class BarBuilder {
     const ready = this.ready.shift();
     if (ready) return ready;
     if (this.out.rows === 0 || this.out.rows < minRows) return undefined;
-    const chunk = this.cut();
-    this.fresh();
+    // A part of the columns: copied out, and the columns filled again from the top.
+    const chunk = this.cut(true);
+    this.out.rows = 0;
     return chunk;
   }
 
@@ -239,13 +240,14 @@ export class BarBuilder {
     };
   }
 
-  private cut(): BarChunk {
+  /** The rows folded in the current columns: the columns themselves when full, else views (or copies). */
+  private cut(copy = false): BarChunk {
     const { rows, cols: c } = this.out;
     if (rows === c.rows) return c;
+    const part = <T extends BigInt64Array | BigUint64Array | Float64Array | Int32Array>(a: T): T => (copy ? a.slice(0, rows) : a.subarray(0, rows)) as T;
     return {
-      rows, time: c.time.subarray(0, rows), open: c.open.subarray(0, rows), high: c.high.subarray(0, rows), low: c.low.subarray(0, rows),
-      close: c.close.subarray(0, rows), tick_volume: c.tick_volume.subarray(0, rows), spread: c.spread.subarray(0, rows),
-      real_volume: c.real_volume.subarray(0, rows), time_close_msc: c.time_close_msc.subarray(0, rows),
+      rows, time: part(c.time), open: part(c.open), high: part(c.high), low: part(c.low), close: part(c.close),
+      tick_volume: part(c.tick_volume), spread: part(c.spread), real_volume: part(c.real_volume), time_close_msc: part(c.time_close_msc),
     };
   }
 }

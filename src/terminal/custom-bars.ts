@@ -13,7 +13,10 @@ import type { BarChunk, Series, TickChunk } from './series.js';
 import type { SeriesOptions, Terminal } from './terminal.js';
 
 const DAY_MS = 86_400_000;
-const DEFAULT_CHUNK_ROWS = 65_536;
+/** Ticks folded per step; bars per output chunk. */
+const TICK_CHUNK_ROWS = 65_536;
+/** Bars folded go out after this long without output, however few. */
+const FLUSH_AFTER_MS = 200;
 /** A day either side covers any zone's change around the range. */
 const ZONE_MARGIN_S = 2 * 86_400;
 /** Read past the last bar's end by the longest clock change, so that a repeated hour is read whole. */
@@ -98,12 +101,12 @@ export async function openCustomBars(
       toUtcSeconds: (s) => (zone ? zone.toUtcSeconds(s) : s),
       fromS,
       toS,
-      chunkRows: opts.chunkRows ?? 65_536,
+      chunkRows: opts.chunkRows ?? TICK_CHUNK_ROWS,
     });
   const nowServerMs = toServerMs(Math.max(req.lastTickMs, await timeCurrentMs(terminal)));
   const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
-  const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: 1 << 16 });
-  return new CustomBarSeries(ticks, folder, nowServerMs, req.forming, opts.chunkRows ?? DEFAULT_CHUNK_ROWS);
+  const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: TICK_CHUNK_ROWS });
+  return new CustomBarSeries(ticks, folder, nowServerMs, req.forming);
 }
 
 /** How long a terminal's TimeCurrent is reused: an older one only keeps a just-finished bar out a little longer. */
@@ -138,8 +141,10 @@ class CustomBarSeries implements Series<BarChunk> {
     private readonly folder: Folder,
     private readonly nowServerMs: number,
     private readonly forming: boolean,
-    private chunkRows: number,
   ) {}
+
+  private chunkRows = TICK_CHUNK_ROWS;
+  private lastOutMs = performance.now();
 
   get source(): string | undefined {
     return this.ticks.source;
@@ -148,8 +153,14 @@ class CustomBarSeries implements Series<BarChunk> {
   async next(): Promise<BarChunk | null> {
     for (;;) {
       if (this.closed) return null;
-      const ready = this.folder.take(this.finished ? 1 : this.chunkRows);
-      if (ready) return ready;
+      // Bars go out a chunk at a time, or whatever is folded once a while has passed without any
+      // going out (a day's bars over years of ticks would otherwise wait for the last tick).
+      const due = this.finished || performance.now() - this.lastOutMs >= FLUSH_AFTER_MS;
+      const ready = this.folder.take(due ? 1 : this.chunkRows);
+      if (ready) {
+        this.lastOutMs = performance.now();
+        return ready;
+      }
       if (this.finished) return null;
       const chunk = await this.ticks.next();
       if (chunk === null) {
@@ -168,6 +179,7 @@ class CustomBarSeries implements Series<BarChunk> {
     this.ticks.close();
   }
 
+  /** Bars per chunk (the native folder's chunks may hold up to a chunk of ticks' bars more). */
   setChunkRows(rows: number): void {
     this.chunkRows = rows;
     if (this.folder instanceof BarBuilder) this.folder.setChunkRows(rows);
