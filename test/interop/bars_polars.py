@@ -7,7 +7,8 @@ The server is test/interop/bars-polars.test.ts's: the simulator on the "New York
 clock (America/New_York+07:00) converted to UTC by the gateway, over a week in which clocks go back
 (3 November 2024, 06:00 UTC). The reference is independent of the server's fold: ticks as Arrow,
 their server wall-clock time from /server-time's transitions, time bars by group_by_dynamic on
-that naive wall clock, tick bars by a cumulative count per server day; every field compared.
+that naive wall clock, tick bars by a cumulative count per server day, volume bars by a running
+sum that restarts at each bar and day; every field compared.
 
 Prints one JSON summary ({"ok": bool, "checks": [...], "versions": {...}}); exits 1 if a check failed.
 """
@@ -112,6 +113,25 @@ def tick_bars(ticks: pl.DataFrame, count: int, price: str, digits: int) -> pl.Da
     return in_range(grouped.with_columns(time=pl.col("first_msc") // 1000))
 
 
+def volume_bars(ticks: pl.DataFrame, size: float, price: str, digits: int) -> pl.DataFrame:
+    """A bar closes at the first tick where the traded volume since its open reaches `size` (ticks not
+    split), or at the server day's end: a running sum that restarts, so a loop, not a cumsum."""
+    day = (ticks["server"].dt.epoch("ms") // DAY_MS).to_numpy()
+    traded = np.where((ticks["flags"].to_numpy() & TICK_FLAG_VOLUME) != 0, ticks["volume_real"].to_numpy(), 0.0)
+    ids = np.empty(len(day), np.int64)
+    bar, total, current, full = -1, 0.0, None, True
+    for i in range(len(day)):
+        if full or day[i] != current:
+            bar, total, current, full = bar + 1, 0.0, day[i], False
+        ids[i] = bar
+        total += traded[i]
+        full = total >= size
+    grouped = ticks.with_columns(bar=pl.Series(ids)).group_by("bar", maintain_order=True).agg(
+        [pl.col("msc").first().alias("first_msc"), *aggregate(price, digits)]
+    )
+    return in_range(grouped.with_columns(time=pl.col("first_msc") // 1000))
+
+
 def served(base: str, symbol: str, period: str, price: str) -> pl.DataFrame:
     rows = json.loads(get(base, f"/ticks/bars?symbol={symbol}&period={period}&price={price}&date_from={FROM}&date_to={TO}"))
     return pl.DataFrame(rows, schema={f: (pl.Float64 if f in ("open", "high", "low", "close") else pl.Int64) for f in FIELDS})
@@ -143,6 +163,12 @@ def main() -> int:
                 compare(f"{symbol} {price} {period}", time_bars(ticks, every, price, digits, transitions), served(base, symbol, period, price))
             except Exception:  # noqa: BLE001 (reported as a failed check)
                 check(f"{symbol} {price} {period}", False, traceback.format_exc())
+        if price == "last":
+            for size in (5000, 40000):
+                try:
+                    compare(f"{symbol} {price} volume:{size}", volume_bars(ticks, size, price, digits), served(base, symbol, f"volume:{size}", price))
+                except Exception:  # noqa: BLE001
+                    check(f"{symbol} {price} volume:{size}", False, traceback.format_exc())
         for count in (100, 2500):
             try:
                 compare(f"{symbol} {price} ticks:{count}", tick_bars(ticks, count, price, digits), served(base, symbol, f"ticks:{count}", price))
