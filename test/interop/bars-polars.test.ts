@@ -1,9 +1,9 @@
 // Custom bars (GET /ticks/bars) against an independent reference: test/interop/bars_polars.py
 // builds the same bars with Polars from /ticks/range (group_by_dynamic on the naive server wall
 // clock for time bars, a cumulative count per server day for tick bars, a restarting running sum
-// for volume bars) over a week in which the
-// broker's clocks go back, on a symbol charted by bid (BTCUSD, also by mid) and one by last (AMZN),
-// and compares every field. Each of its checks becomes one assertion here.
+// for volume bars) over a week in which the broker's clocks go back, on a symbol charted by bid
+// (BTCUSD, also by mid) and one by last (AMZN), and compares every field. Each of its checks
+// becomes one assertion here.
 //
 // Python: as test/interop/python.test.ts (test/helpers/python.ts).
 import path from 'node:path';
