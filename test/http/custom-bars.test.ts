@@ -11,6 +11,7 @@ import { tableFromIPC } from 'apache-arrow';
 
 import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
+import { readParquet } from '../encode/fixtures/index.js';
 import { runChild } from '../helpers/child.js';
 import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, NOW_MS, ANCHOR_S, serve, simTerminal } from '../helpers/server.js';
@@ -159,8 +160,15 @@ await forEachAdapter(t, async (t, adapter) => {
     const packed = Buffer.from(await (await plain.get(`${q}&format=packed`)).arrayBuffer());
     t.equal(packed.length, rows.length * 68, '68-byte packed rows');
     t.equal(Number(packed.readBigInt64LE(60)), rows[0]!.time_close_msc);
-    const parquet = Buffer.from(await (await plain.get(`${q}&format=parquet`)).arrayBuffer());
-    t.equal(parquet.subarray(0, 4).toString(), 'PAR1');
+    const parquet = await readParquet(new Uint8Array(await (await plain.get(`${q}&format=parquet`)).arrayBuffer()));
+    t.same(parquet.metadata.schema.slice(1).map((c) => c.name), [...RATE_FIELDS, 'time_close_msc'], 'Parquet: the columns');
+    const back = parquet.rows as Array<Record<string, unknown>>;
+    t.equal(back.length, rows.length, 'Parquet: every bar');
+    t.same(
+      back.map((r) => [(r.time as Date).getTime(), r.close, Number(r.tick_volume), (r.time_close_msc as Date).getTime()]),
+      rows.map((r) => [r.time! * 1000, r.close, r.tick_volume, r.time_close_msc]),
+      'Parquet: times as UTC timestamps, values as JSON has them',
+    );
   });
 
   await t.test(`${DOC_SNIPPETS.customBars.page}'s custom bars block, as written`, async (t) => {
