@@ -3,11 +3,16 @@
 // (issue 36: at least 20 M input ticks/s and at least 0.8x /ticks/range, Arrow).
 //
 //   npm run build:ts && node dist/bench/bars.js [--days 72] [--periods 1m,90s,ticks:500] [--formats arrow] [--repeat 3]
+//       [--store DIR]
+//
+// --store DIR: the same from a local store (TRADEAPI_STORE): the days are synced into DIR first
+// (`tradeapi sync`, once; a store that has them already is not pulled again), then served from it.
 //
 // The range is whole UTC days from 2024-01-08 (the simulator's clock is UTC), so a bar request
 // reads exactly the ticks /ticks/range returns; 72 days of EURUSD are ~10 M ticks. Requests
 // alternate (ticks, then each period) and the best of --repeat runs is kept: on a shared machine
 // other work only ever slows a run down.
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -45,18 +50,26 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       formats: { type: 'string', default: 'arrow' },
       repeat: { type: 'string', default: '3' },
       symbol: { type: 'string', default: 'EURUSD' },
+      store: { type: 'string' },
     },
   });
   const root = repoRoot();
   const toMs = FROM_MS + Number(values.days) * DAY_MS - 1;
   const range = `symbol=${values.symbol}&date_from=${iso(FROM_MS)}&date_to=${iso(toMs)}`;
+  const cli = path.join(root, 'bin', 'tradeapi.js');
+  if (values.store !== undefined) {
+    const sync = spawnSync(process.execPath, [cli, 'sync', '--store', values.store, '--symbols', values.symbol, '--from', iso(FROM_MS), '--to', iso(toMs), '--only', 'ticks'], {
+      stdio: 'inherit',
+    });
+    if (sync.status !== 0) throw new Error(`tradeapi sync exited ${sync.status}`);
+  }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = await ServerProcess.start({
     name: 'bars-bench',
     command: process.execPath,
-    args: [path.join(root, 'bin', 'tradeapi.js'), 'serve', '--host', '127.0.0.1', '--port', String(port)],
-    env: { ...process.env, TRADEAPI_SECRET_KEY: '' },
+    args: [cli, 'serve', '--host', '127.0.0.1', '--port', String(port)],
+    env: { ...process.env, TRADEAPI_SECRET_KEY: '', ...(values.store !== undefined ? { TRADEAPI_STORE: values.store } : {}) },
     cwd: root,
     logDir: path.join(os.tmpdir(), 'tradeapi-bench-bars'),
     readyUrl: `${base}/health`,
@@ -88,7 +101,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         lines.push(`| ${what} | ${format} | ${run.rows} | ${ticks.rows} | ${run.ms.toFixed(0)} | ${(rate / 1e6).toFixed(1)} M | ${ratio.toFixed(2)}x |`);
       }
     }
-    console.log(`${values.symbol}, ${values.days} days from ${iso(FROM_MS)}, best of ${values.repeat}, load ${os.loadavg()[0]!.toFixed(2)}`);
+    const from = values.store !== undefined ? `the store ${values.store}` : 'the simulator';
+    console.log(`${values.symbol}, ${values.days} days from ${iso(FROM_MS)}, from ${from}, best of ${values.repeat}, load ${os.loadavg()[0]!.toFixed(2)}`);
     console.log(lines.join('\n'));
   } finally {
     await server.stop();
