@@ -103,7 +103,10 @@ export async function openCustomBars(
       toS,
       chunkRows: opts.chunkRows ?? TICK_CHUNK_ROWS,
     });
-  const nowServerMs = toServerMs(Math.max(req.lastTickMs, await timeCurrentMs(terminal)));
+  // The symbol's last tick past the end of every bar asked for: all are complete, no need to ask
+  // the terminal's time (symbols_get, heavy over a bridge with thousands of symbols).
+  const settled = toServerMs(req.lastTickMs) >= readTo;
+  const nowServerMs = toServerMs(settled ? req.lastTickMs : Math.max(req.lastTickMs, await timeCurrentMs(terminal)));
   const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
   const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: TICK_CHUNK_ROWS });
   return new CustomBarSeries(ticks, folder, nowServerMs, req.forming);
