@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "acceptor_js.h"
+#include "bar_fold_js.h"
 #include "allocator.h"
 #include "args.h"
 #include "bridge/bridge_terminal.h"
@@ -115,6 +116,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ParquetWriter", DefineParquetWriter(env));
   exports.Set("ParquetReader", DefineParquetReader(env));
   exports.Set("RowHasher", DefineRowHasher(env));
+  exports.Set("BarFolder", DefineBarFolder(env));
   exports.Set("ZstdStream", DefineZstdStream(env));
   exports.Set("jsonRows", Napi::Function::New(env, JsonRows));
   exports.Set("jsonRowsInto", Napi::Function::New(env, JsonRowsInto));

@@ -136,6 +136,13 @@ Napi::Object ToJs(Napi::Env env, RateColumns&& c) {
   return o;
 }
 
+Napi::Object ToJs(Napi::Env env, encode::BarColumns&& c) {
+  tradeapi::Column<int64_t> close_msc = std::move(c.time_close_msc);
+  Napi::Object o = ToJs(env, static_cast<RateColumns&&>(c));
+  o.Set("time_close_msc", Column(env, std::move(close_msc)));
+  return o;
+}
+
 Napi::Value ReleaseColumns(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "releaseColumns: a chunk object expected");

@@ -4,6 +4,7 @@
 #pragma once
 #include <napi.h>
 
+#include "encode/bar_fold.h"
 #include "terminal/columns.h"
 
 namespace tradeapi::napi {
@@ -11,6 +12,8 @@ namespace tradeapi::napi {
 // {rows, time: BigInt64Array, bid: Float64Array, ...} in the numpy dtype's field order.
 Napi::Object ToJs(Napi::Env env, TickColumns&& chunk);
 Napi::Object ToJs(Napi::Env env, RateColumns&& chunk);
+// A rate chunk's columns, then time_close_msc (custom bars).
+Napi::Object ToJs(Napi::Env env, encode::BarColumns&& chunk);
 
 // releaseColumns(chunk): for each of chunk's own properties that is a typed array over a buffer
 // ToJs made (and not released yet), detaches the buffer and gives its storage back to the pool at

@@ -89,6 +89,8 @@ function rowKeys(names: readonly string[]): RowKeys {
 
 const TICK_NAMES = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 const RATE_NAMES = ['time', 'open', 'high', 'low', 'close', 'tick_volume', 'spread', 'real_volume'] as const;
+/** Custom bars: few rows per request, written through strings (portableRowsJson). */
+const BAR_NAMES = [...RATE_NAMES, 'time_close_msc'] as const;
 const TICK_KEYS = rowKeys(TICK_NAMES);
 const RATE_KEYS = rowKeys(RATE_NAMES);
 
@@ -177,6 +179,7 @@ function portableRowsJson(names: readonly string[]): RowsJson {
 }
 
 export function rowsJsonOf(kind: SeriesKind): RowsJson {
+  if (kind === 'bars') return portableRowsJson(BAR_NAMES);
   if (!littleEndian) return portableRowsJson(kind === 'ticks' ? TICK_NAMES : RATE_NAMES);
   return kind === 'ticks'
     ? (chunk, from, to, first) => tickRowsJson(chunk as TickChunk, from, to, first)

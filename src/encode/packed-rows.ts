@@ -11,20 +11,23 @@ import { releaserOf } from './chunk-holds.js';
 import type { SeriesChunk, SeriesKind, SeriesLayout } from './series-layout.js';
 import type { BodySink } from './types.js';
 
-/** Bytes per row of both dtypes (ticks and rates). */
+/** Bytes per row of both dtypes (ticks and rates); custom bars add time_close_msc (PACKED_BAR_ROW_BYTES). */
 export const PACKED_ROW_BYTES = 60;
-const ROW_WORDS = PACKED_ROW_BYTES / 4;
+export const PACKED_BAR_ROW_BYTES = 68;
+const ROW_BYTES: Readonly<Record<SeriesKind, number>> = { ticks: PACKED_ROW_BYTES, rates: PACKED_ROW_BYTES, bars: PACKED_BAR_ROW_BYTES };
 
 /** [field, byte offset, byte width] in dtype order (mt5-reference §3.1, §3.2). */
 const FIELDS: Readonly<Record<SeriesKind, readonly (readonly [string, number, 4 | 8])[]>> = {
   ticks: [['time', 0, 8], ['bid', 8, 8], ['ask', 16, 8], ['last', 24, 8], ['volume', 32, 8], ['time_msc', 40, 8], ['flags', 48, 4], ['volume_real', 52, 8]],
   rates: [['time', 0, 8], ['open', 8, 8], ['high', 16, 8], ['low', 24, 8], ['close', 32, 8], ['tick_volume', 40, 8], ['spread', 48, 4], ['real_volume', 52, 8]],
+  bars: [['time', 0, 8], ['open', 8, 8], ['high', 16, 8], ['low', 24, 8], ['close', 32, 8], ['tick_volume', 40, 8], ['spread', 48, 4], ['real_volume', 52, 8], ['time_close_msc', 60, 8]],
 };
 
 /** The numpy dtype the rows follow, as numpy prints its descr (for the response header and docs). */
 export const PACKED_DTYPES: Readonly<Record<SeriesKind, string>> = {
   ticks: "[('time','<i8'),('bid','<f8'),('ask','<f8'),('last','<f8'),('volume','<u8'),('time_msc','<i8'),('flags','<u4'),('volume_real','<f8')]",
   rates: "[('time','<i8'),('open','<f8'),('high','<f8'),('low','<f8'),('close','<f8'),('tick_volume','<u8'),('spread','<i4'),('real_volume','<u8')]",
+  bars: "[('time','<i8'),('open','<f8'),('high','<f8'),('low','<f8'),('close','<f8'),('tick_volume','<u8'),('spread','<i4'),('real_volume','<u8'),('time_close_msc','<i8')]",
 };
 
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -37,20 +40,21 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 export function packRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number): Uint8Array {
   if (!LITTLE_ENDIAN) throw new Error('packed rows need a little-endian host');
   const n = Math.max(0, to - from);
-  const out = Buffer.allocUnsafe(n * PACKED_ROW_BYTES);
-  const words = new Uint32Array(out.buffer, out.byteOffset, n * ROW_WORDS);
+  const rowWords = ROW_BYTES[kind] / 4;
+  const out = Buffer.allocUnsafe(n * ROW_BYTES[kind]);
+  const words = new Uint32Array(out.buffer, out.byteOffset, n * rowWords);
   const record = chunk as unknown as Record<string, ArrayBufferView>;
   for (const [name, offset, width] of FIELDS[kind]) {
     const column = record[name]!;
     const src = new Uint32Array(column.buffer, column.byteOffset + from * width, (n * width) / 4);
     let d = offset / 4;
     if (width === 8) {
-      for (let i = 0, s = 0; i < n; i++, s += 2, d += ROW_WORDS) {
+      for (let i = 0, s = 0; i < n; i++, s += 2, d += rowWords) {
         words[d] = src[s]!;
         words[d + 1] = src[s + 1]!;
       }
     } else {
-      for (let i = 0; i < n; i++, d += ROW_WORDS) words[d] = src[i]!;
+      for (let i = 0; i < n; i++, d += rowWords) words[d] = src[i]!;
     }
   }
   return out;
@@ -90,7 +94,7 @@ export async function writePacked(layout: SeriesLayout, series: Series<SeriesChu
       next = series.next();
       continue;
     }
-    const packed = packer ? await packer.packedRows(layout.kind, chunk, 0, rows) : packRows(layout.kind, chunk, 0, rows);
+    const packed = packer && layout.kind !== 'bars' ? await packer.packedRows(layout.kind, chunk, 0, rows) : packRows(layout.kind, chunk, 0, rows);
     // The rows are copied into `packed`: the chunk is read no more, whatever the sink keeps.
     release?.(chunk);
     next = series.next();

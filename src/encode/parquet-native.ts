@@ -139,7 +139,9 @@ export async function writeParquetNative(
   sink: BodySink,
   s: NativeSeriesSettings,
 ): Promise<void> {
-  const writer = new addon.ParquetWriter(layout.kind, {
+  const kind = layout.kind;
+  if (kind === 'bars') throw new Error('the native Parquet writer knows ticks and rates only (custom bars go through parquet-wasm)');
+  const writer = new addon.ParquetWriter(kind, {
     codec: s.codec,
     ...(s.level !== undefined ? { level: s.level } : s.codec === 'zstd' ? { level: NATIVE_DEFAULT_ZSTD_LEVEL } : {}),
     createdBy: 'tradeapi (native Parquet writer)',

@@ -10,7 +10,7 @@
 // Parquet has two writers (see ParquetEngine): the addon's native one by default (parquet-native.ts:
 // row groups encoded in parallel on the libuv pool, ~10x parquet-wasm), and parquet-wasm (snappy,
 // or when the addon is not loaded, or on request).
-import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import type { BarChunk, RateChunk, Series, TickChunk } from '../terminal/series.js';
 import { releaserOf } from './chunk-holds.js';
 import { IpcStreamParts } from './ipc-stream-parts.js';
 import { loadNativeJson, writeJsonNative } from './json-native.js';
@@ -82,10 +82,11 @@ const JSON_PIECE_ROWS = 16_384;
 
 const noop = (): void => undefined;
 
-type AnySeries = Series<TickChunk> | Series<RateChunk>;
+type AnySeries = Series<TickChunk> | Series<RateChunk> | Series<BarChunk>;
 
 export function encodeSeries(format: Format, kind: 'ticks', series: Series<TickChunk>, options?: SeriesEncodeOptions): Encoded;
 export function encodeSeries(format: Format, kind: 'rates', series: Series<RateChunk>, options?: SeriesEncodeOptions): Encoded;
+export function encodeSeries(format: Format, kind: 'bars', series: Series<BarChunk>, options?: SeriesEncodeOptions): Encoded;
 export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries, options?: SeriesEncodeOptions): Encoded;
 export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries, options: SeriesEncodeOptions = {}): Encoded {
   const layout = layoutOf(kind);
@@ -120,7 +121,8 @@ export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries
 
 async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
   const pieceRows = Math.max(1, Math.floor(options.jsonPieceRows ?? JSON_PIECE_ROWS));
-  const engine = options.jsonEngine ?? 'auto';
+  // The addon's writers know ticks and rates; custom bars (a few per thousand ticks) are written here.
+  const engine = layout.kind === 'bars' ? 'js' : options.jsonEngine ?? 'auto';
   const addon = engine === 'js' ? null : await loadNativeJson();
   if (addon) {
     return writeJsonNative(addon, layout, series, sink, {
@@ -249,7 +251,7 @@ function rowGroupRowsOf(options: SeriesEncodeOptions): number {
 }
 
 async function writeParquetSeries(layout: SeriesLayout, series: Series<SeriesChunk>, sink: BodySink, options: SeriesEncodeOptions): Promise<void> {
-  const engine = options.parquetEngine ?? 'auto';
+  const engine = layout.kind === 'bars' ? 'wasm' : options.parquetEngine ?? 'auto';
   const compression = options.compression ?? DEFAULT_COMPRESSION;
   if (engine !== 'wasm') {
     const codec = NATIVE_CODECS[compression];

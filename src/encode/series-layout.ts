@@ -13,14 +13,14 @@ import {
   type DataType,
 } from 'apache-arrow';
 
-import type { RateChunk, TickChunk } from '../terminal/series.js';
+import type { BarChunk, RateChunk, TickChunk } from '../terminal/series.js';
 import { TickColumns } from '../terminal/records.js';
 import { flatData } from './arrow-data.js';
 import { arrowTypeOf, timeUnitOf, type ColumnTarget } from './column-types.js';
 import { secondsToMillis } from './int64.js';
 
-export type SeriesKind = 'ticks' | 'rates';
-export type SeriesChunk = TickChunk | RateChunk;
+export type SeriesKind = 'ticks' | 'rates' | 'bars';
+export type SeriesChunk = TickChunk | RateChunk | BarChunk;
 type Column = BigInt64Array | BigUint64Array | Float64Array | Uint32Array | Int32Array;
 
 export interface SeriesLayout {
@@ -101,7 +101,7 @@ export const TickLayout: SeriesLayout = makeLayout(
 );
 
 /** Rates: time int64 seconds, prices float64, tick_volume uint64, spread int32, real_volume uint64. */
-export const RateLayout: SeriesLayout = makeLayout('rates', [
+const RATE_COLUMNS: readonly (readonly [string, (target: ColumnTarget) => DataType])[] = [
   ['time', (target) => arrowTypeOf('time', 'int64', target)],
   ['open', () => new Float64()],
   ['high', () => new Float64()],
@@ -110,8 +110,12 @@ export const RateLayout: SeriesLayout = makeLayout('rates', [
   ['tick_volume', () => new Uint64()],
   ['spread', () => new Int32()],
   ['real_volume', () => new Uint64()],
-]);
+];
+export const RateLayout: SeriesLayout = makeLayout('rates', RATE_COLUMNS);
+
+/** Custom bars: a rate's columns, then time_close_msc (int64 ms). */
+export const BarLayout: SeriesLayout = makeLayout('bars', [...RATE_COLUMNS, ['time_close_msc', (target) => arrowTypeOf('time_close_msc', 'int64', target)]]);
 
 export function layoutOf(kind: SeriesKind): SeriesLayout {
-  return kind === 'ticks' ? TickLayout : RateLayout;
+  return kind === 'ticks' ? TickLayout : kind === 'rates' ? RateLayout : BarLayout;
 }

@@ -30,7 +30,11 @@ export async function encodeReply(format: Format, reply: DataReply, busy = false
         jsonPieceRows: STREAM_JSON_PIECE_ROWS,
         ...(busy ? { parallelism: 1 } : {}),
       };
-      return reply.which === 'ticks' ? encodeSeries(format, 'ticks', reply.series, options) : encodeSeries(format, 'rates', reply.series, options);
+      switch (reply.which) {
+        case 'ticks': return encodeSeries(format, 'ticks', reply.series, options);
+        case 'rates': return encodeSeries(format, 'rates', reply.series, options);
+        case 'bars': return encodeSeries(format, 'bars', reply.series, options);
+      }
     }
   }
 }

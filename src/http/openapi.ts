@@ -68,7 +68,7 @@ const FORMAT_NAMES: Readonly<Record<Format, string>> = {
   json: 'JSON',
   parquet: 'a Parquet file',
   arrow: 'an Arrow IPC stream',
-  packed: "packed records: each row exactly as the MetaTrader5 package's numpy dtype lays it out (little-endian, 60 bytes, no padding), rows back to back, no header; `numpy.frombuffer(body, dtype)` views it",
+  packed: "packed records: each row exactly as the MetaTrader5 package's numpy dtype lays it out (little-endian, 60 bytes; custom bars 68 with time_close_msc; no padding), rows back to back, no header; `numpy.frombuffer(body, dtype)` views it",
 };
 
 function successContent(route: Route, example?: unknown): Json {

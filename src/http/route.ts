@@ -6,7 +6,7 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import type { Format, Schema } from '../encode/types.js';
 import type { Config } from '../config/index.js';
 import type { ServiceMetrics } from '../metrics.js';
-import type { RateChunk, Series, TickChunk } from '../terminal/series.js';
+import type { BarChunk, RateChunk, Series, TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { Param } from './params.js';
 import type { ProblemKind } from './problem.js';
@@ -53,6 +53,7 @@ export type Reply =
   | { kind: 'records'; rows: readonly object[]; columns: Schema }
   | { kind: 'series'; which: 'ticks'; series: Series<TickChunk>; compression?: ParquetCompression | undefined }
   | { kind: 'series'; which: 'rates'; series: Series<RateChunk>; compression?: ParquetCompression | undefined }
+  | { kind: 'series'; which: 'bars'; series: Series<BarChunk>; compression?: ParquetCompression | undefined }
   /** JSON only, any status (health). */
   | { kind: 'json'; status: number; value: unknown }
   /** Fixed bytes (docs assets, the OpenAPI document). */

@@ -39,6 +39,7 @@ export const EXAMPLE_REQUESTS: Readonly<Record<string, ExampleRequest>> = {
   'GET /rates/range': { query: 'symbol=EURUSD&timeframe=TIMEFRAME_H1&date_from=2024-01-09T09:00:00Z&date_to=2024-01-09T11:00:00Z' },
   'GET /ticks/from': { query: 'symbol=EURUSD&date_from=2024-01-10T09:00:00Z&count=3&flags=COPY_TICKS_ALL' },
   'GET /ticks/range': { query: 'symbol=EURUSD&date_from=2024-01-10T09:00:00Z&date_to=2024-01-10T09:00:10Z&flags=COPY_TICKS_ALL' },
+  'GET /ticks/bars': { query: 'symbol=EURUSD&period=90s&date_from=2024-01-10T09:00:00Z&date_to=2024-01-10T09:03:00Z' },
   'GET /positions': {},
   'GET /positions/total': {},
   'GET /orders': {},

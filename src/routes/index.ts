@@ -9,6 +9,7 @@ import { marketBookRoutes } from './market-book.js';
 import { mcpRoutes } from './mcp.js';
 import { metricsRoutes } from './metrics.js';
 import { orderCheckRoutes } from './order-check.js';
+import { barRoutes } from './bars.js';
 import { rateRoutes } from './rates.js';
 import { storeRoutes } from './store.js';
 import { serverTimeRoutes } from './server-time.js';
@@ -23,6 +24,7 @@ export const apiRoutes: readonly Route[] = [
   ...symbolRoutes,
   ...rateRoutes,
   ...tickRoutes,
+  ...barRoutes,
   ...storeRoutes,
   ...marketBookRoutes,
   ...calcRoutes,

@@ -219,6 +219,10 @@ async function answer(reply: Reply, parquet: string | undefined): Promise<Json> 
         const head = await firstRows(reply.series, MAX_INLINE_ROWS);
         return bounded((await asJson({ kind: 'series', which: 'ticks', series: head.series })) as unknown[], head.more, parquet);
       }
+      if (reply.which === 'bars') {
+        const head = await firstRows(reply.series, MAX_INLINE_ROWS);
+        return bounded((await asJson({ kind: 'series', which: 'bars', series: head.series })) as unknown[], head.more, parquet);
+      }
       const head = await firstRows(reply.series, MAX_INLINE_ROWS);
       return bounded((await asJson({ kind: 'series', which: 'rates', series: head.series })) as unknown[], head.more, parquet);
     }

@@ -15,6 +15,15 @@ export const RateRow = Type.Object(
   { title: 'Rate' },
 );
 
+/** Custom bars (GET /ticks/bars): the fields of a rate, then the time of the bar's last tick. */
+export const BarRow = Type.Object(
+  {
+    ...RateRow.properties,
+    time_close_msc: Type.Integer({ description: "Time of the bar's last tick, milliseconds since the epoch" }),
+  },
+  { title: 'Bar' },
+);
+
 export const TickRow = Type.Object(
   {
     time: Type.Integer({ description: 'Seconds since the epoch (server time)' }),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 import type { TradeRequest } from './records.js';
+import type { BarChunk, TickChunk } from './series.js';
 import type { HistoryFilter, TradeFilter } from './terminal.js';
 
 const require = createRequire(import.meta.url);
@@ -136,6 +137,28 @@ export interface NativeAddon {
   releaseColumns?(chunk: object): number;
   /** The column pool's state (tests, benchmarks). */
   columnPoolStats?(): ColumnPoolStats;
+  /** Custom bars folded on the thread pool (binding/napi/bar_fold_js.h). Absent in addons built before it. */
+  BarFolder?: new (options: NativeBarFolderOptions) => NativeBarFolder;
+}
+
+export interface NativeBarFolderOptions {
+  kind: 'time' | 'week' | 'ticks' | 'volume';
+  seconds: number;
+  count: number;
+  size: number;
+  price: 'bid' | 'ask' | 'mid' | 'last';
+  digits: number;
+  /** [utc_s, offset_s] pairs, flattened. */
+  transitions: number[];
+  fromS: number;
+  toS: number;
+}
+
+/** binding/encode/bar_fold.h as JS sees it: one push in flight at a time. */
+export interface NativeBarFolder {
+  push(chunk: TickChunk): Promise<void>;
+  take(minRows: number): BarChunk | undefined;
+  finish(nowServerMs: number, forming: boolean): void;
 }
 
 export interface ColumnPoolStats {

@@ -26,9 +26,15 @@ export interface RateChunk {
   readonly real_volume: BigUint64Array;
 }
 
+/** Custom bars (GET /ticks/bars): a rate's columns, then the UTC time of each bar's last tick, ms. */
+export interface BarChunk extends RateChunk {
+  readonly time_close_msc: BigInt64Array;
+}
+
 /** Field names and order of the numpy dtypes (mt5-reference section 3). */
 export const TickFields = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
 export const RateFields = ['time', 'open', 'high', 'low', 'close', 'tick_volume', 'spread', 'real_volume'] as const;
+export const BarFields = [...RateFields, 'time_close_msc'] as const;
 
 /**
  * An open series: chunks come in ascending time, each at most `chunkRows` rows, produced on the

@@ -19,6 +19,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 
 import { loadConfig } from '../../src/config/index.js';
+import { PACKED_BAR_ROW_BYTES, PACKED_ROW_BYTES } from '../../src/encode/packed-rows.js';
 import { availableAdapters } from '../../src/http/adapters/index.js';
 import { createLogger } from '../../src/log.js';
 import { routeTable } from '../../src/routes/index.js';
@@ -109,6 +110,10 @@ function seriesRequests(): Req[] {
     out.push(get(`/ticks/range?${q({ symbol: s, date_from: iso(a), date_to: iso(b) })}`));
     out.push(get(`/ticks/range?${q({ symbol: s, date_from: new Date(a + 250).toISOString(), date_to: new Date(a + 61_750).toISOString() })}`));
     out.push(get(`/ticks/from?${q({ symbol: s, date_from: new Date(a + 333).toISOString(), count: 2500 })}`));
+    // Custom bars fold the ticks each gateway reads: time bars that open inside the exported window
+    // (tick bars read from the server day's start, before it: test/bridge/custom-bars.test.ts has them).
+    out.push(get(`/ticks/bars?${q({ symbol: s, period: '90s', date_from: iso(a), date_to: iso(b) })}`));
+    out.push(get(`/ticks/bars?${q({ symbol: s, period: '15m', price: 'mid', date_from: iso(a), date_to: iso(b) })}`));
     for (const flags of ['COPY_TICKS_INFO', 'COPY_TICKS_TRADE']) {
       // No trade ticks on FX, gold or OTC share CFDs such as AAPL (issue 14): an empty series, whose
       // schema must still agree.
@@ -136,6 +141,7 @@ function seriesRequests(): Req[] {
   out.push(get(`/rates/range?${q({ symbol: 'EURUSD', timeframe: 'TIMEFRAME_M1', date_from: iso(NOW_MS - D), date_to: iso(NOW_MS), compression: 'lz4' })}`));
   out.push(get(`/ticks/range?${q({ symbol: 'NOPE', date_from: iso(NOW_MS - H), date_to: iso(NOW_MS) })}`, unknown));
   out.push(get(`/ticks/from?${q({ symbol: 'NOPE', date_from: iso(NOW_MS - H), count: 10 })}`, unknown));
+  out.push(get(`/ticks/bars?${q({ symbol: 'NOPE', period: '1m', date_from: iso(NOW_MS - H), date_to: iso(NOW_MS) })}`, unknown));
   out.push(get(`/rates/from-pos?${q({ symbol: 'NOPE', timeframe: 'TIMEFRAME_M1', start_pos: 0, count: 10 })}`, unknown));
   out.push(get(`/rates/from?${q({ symbol: 'NOPE', timeframe: 'TIMEFRAME_M1', date_from: iso(NOW_MS), count: 10 })}`, unknown));
   out.push(get(`/rates/range?${q({ symbol: 'NOPE', timeframe: 'TIMEFRAME_M1', date_from: iso(NOW_MS - H), date_to: iso(NOW_MS) })}`, unknown));
@@ -285,7 +291,7 @@ interface Snapshot {
   json?: unknown;
   parquet?: { schema: unknown; kv: unknown; rows: unknown };
   arrow?: { types: unknown; metadata: unknown; rows: unknown };
-  /** format=packed: 60-byte rows, compared byte for byte (hex). */
+  /** format=packed: 60-byte rows (custom bars 68), compared byte for byte (hex). */
   packed?: { rows: number; hex: string };
   headers: Record<string, string | null>;
 }
@@ -311,7 +317,8 @@ async function snapshot(res: Response, format: Format | undefined): Promise<Snap
       rows: norm(table.toArray().map((r: { toJSON(): unknown }) => r.toJSON())),
     };
   } else if (format === 'packed' && res.status === 200) {
-    snap.packed = { rows: bytes.byteLength / 60, hex: Buffer.from(bytes).toString('hex') };
+    const rowBytes = new URL(res.url).pathname.endsWith('/ticks/bars') ? PACKED_BAR_ROW_BYTES : PACKED_ROW_BYTES;
+    snap.packed = { rows: bytes.byteLength / rowBytes, hex: Buffer.from(bytes).toString('hex') };
   } else {
     snap.text = new TextDecoder().decode(bytes);
   }

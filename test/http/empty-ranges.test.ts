@@ -30,6 +30,11 @@ const EMPTY: Record<string, string[]> = {
     '/rates/range?symbol=EURUSD&timeframe=TIMEFRAME_H1&date_from=2024-02-01T00:00:00Z&date_to=2024-03-01T00:00:00Z',
     '/rates/range?symbol=EURUSD&timeframe=TIMEFRAME_H1&date_from=2024-01-06T06:00:00Z&date_to=2024-01-06T18:00:00Z',
   ],
+  '/ticks/bars': [
+    '/ticks/bars?symbol=EURUSD&period=1h&date_from=2019-01-01T00:00:00Z&date_to=2019-02-01T00:00:00Z',
+    '/ticks/bars?symbol=EURUSD&period=1h&date_from=2024-02-01T00:00:00Z&date_to=2024-03-01T00:00:00Z',
+    '/ticks/bars?symbol=EURUSD&period=ticks:100&date_from=2024-01-06T06:00:00Z&date_to=2024-01-06T18:00:00Z',
+  ],
   '/rates/from': ['/rates/from?symbol=EURUSD&timeframe=TIMEFRAME_H1&date_from=2019-01-01T00:00:00Z&count=10'],
   '/rates/from-pos': ['/rates/from-pos?symbol=EURUSD&timeframe=TIMEFRAME_H1&start_pos=999999&count=10'],
 };

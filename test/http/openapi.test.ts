@@ -17,7 +17,7 @@ interface Doc {
   paths: Record<string, Record<string, Operation>>;
 }
 
-const SERIES = ['/rates/from', '/rates/from-pos', '/rates/range', '/ticks/from', '/ticks/range'];
+const SERIES = ['/rates/from', '/rates/from-pos', '/rates/range', '/ticks/from', '/ticks/range', '/ticks/bars'];
 
 const ops = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
 
@@ -45,7 +45,7 @@ await forEachAdapter(t, async (t, adapter) => {
     walk(doc, '#');
     t.same(arrayItems, [], 'no schema writes items as an array');
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m, op })));
-    t.equal(ops.length, 33, 'the 29 Variant A endpoints, /server-time, /events, /ws and /metrics (/store/coverage only with a store)');
+    t.equal(ops.length, 34, 'the 29 Variant A endpoints, /ticks/bars, /server-time, /events, /ws and /metrics (/store/coverage only with a store)');
     t.notOk(doc.paths['/docs'] ?? doc.paths['/openapi.json'], 'docs routes are not API endpoints');
 
     for (const { path, op } of ops) {

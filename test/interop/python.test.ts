@@ -6,13 +6,14 @@
 // Python: TRADEAPI_TEST_PYTHON (`npm test` sets it to the venv it keeps at build/pyenv, installed
 // from exactly examples/requirements.txt); unset, that venv if an earlier `npm test` left it, else
 // python3 if it has the modules, else the test is skipped with the reason.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
+import { runChild } from '../helpers/child.js';
+import type { Run } from '../helpers/cli.js';
 import { testPython } from '../helpers/python.js';
 import { forEachAdapter, serve, simTerminal } from '../helpers/server.js';
 
@@ -35,21 +36,8 @@ interface Summary {
   versions: Record<string, string>;
 }
 
-function run(python: string, base: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // Asynchronous: the server answering the script runs on this process's event loop.
-    const child = spawn(python, [script, base], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function run(python: string, base: string): Promise<Run> {
+  return runChild(python, [script, base], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, killAfterMs: 100_000 });
 }
 
 const choice = testPython(MODULES);

@@ -3,7 +3,8 @@
 // terminal's own in every format (JSON byte for byte; Parquet and Arrow column for column), at the
 // seams too: terminal → store at a day boundary, store → terminal after a partial day's `through`,
 // within one stored day. The Tradeapi-Source header says which part came from where. And
-// GET /store/coverage, with its 4xx answers.
+// GET /store/coverage, with its 4xx answers. And custom bars (GET /ticks/bars), built from the
+// stored ticks where the store holds them and the terminal's after: the terminal's own bars.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -135,3 +136,15 @@ await t.test('GET /store/coverage', async (t) => {
   await expectProblem(t, await withStore.get('/store/coverage?symbol=EURUSD&date_from=2024-01-09T00:00:00Z&date_to=2024-01-08T00:00:00Z'), 400, '/errors/validation-error');
   await expectProblem(t, await withStore.get('/store/coverage?symbol=EURUSD&date_from=2000-01-01T00:00:00Z&date_to=2024-01-08T00:00:00Z'), 400, '/errors/validation-error');
 });
+
+for (const period of ['1m', '90s', '1h', 'ticks:300']) {
+  await t.test(`GET /ticks/bars?period=${period}: the store's bars are the terminal's`, async (t) => {
+    const q = `/ticks/bars?symbol=EURUSD&period=${period}&date_from=2024-01-08T06:00:00Z&date_to=2024-01-10T16:00:00Z`;
+    const stored = await withStore.get(q);
+    t.equal(stored.status, 200);
+    t.match(stored.headers.get('tradeapi-source') ?? '', /^store=2024-01-08T\S+, terminal=2024-01-10T/, 'from the store, then the terminal');
+    const want = (await (await plain.get(q)).json()) as unknown[];
+    t.ok(want.length > 20, `${want.length} bars`);
+    t.same(await stored.json(), want, 'field for field, across the seam');
+  });
+}

@@ -1,0 +1,72 @@
+// Custom bars: bars of any period built from ticks on the server (issue 36 §1), streamed.
+import { Type } from '@sinclair/typebox';
+
+import { validationError } from '../http/problem.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { Param } from '../http/params.js';
+import { BAR_PRICES, parseBarPeriod, type BarPrice } from '../terminal/bar-period.js';
+import { openCustomBars } from '../terminal/custom-bars.js';
+import type { SymbolInfo } from '../terminal/records.js';
+import { BarRow } from './series-schemas.js';
+import { orderedRange } from './shared.js';
+
+/** SYMBOL_CALC_MODE_EXCH_STOCKS .. _EXCH_BONDS_MOEX: instruments traded on an exchange, whose ticks carry trades. */
+const EXCHANGE_MODES = new Set([32, 33, 34, 35, 36, 37, 38, 39]);
+
+/** Whether the symbol's ticks carry trades (last price, real volume): charted by Last, or traded on an exchange. */
+export const hasTrades = (info: Pick<SymbolInfo, 'chart_mode' | 'trade_calc_mode'>): boolean =>
+  info.chart_mode === 1 || EXCHANGE_MODES.has(info.trade_calc_mode);
+
+const description =
+  'Bars of any period built on the server from every tick (COPY_TICKS_ALL), with the terminal\'s bar rules, so that a period equal to an MT5 ' +
+  'timeframe gives exactly /rates/range for it. `period`: `Ns`, `Nm`, `Nh` (any length that divides a day), `1d`, `1w` (opened on Sunday, as W1), ' +
+  '`ticks:N` (a bar every N ticks, counted as tick_volume counts them) or `volume:N` (symbols with trades only: a bar closes at the first tick where ' +
+  'the traded volume since its open reaches N; ticks are not split). Time bars are cut on the broker\'s server wall clock (TRADEAPI_SERVER_TZ): when ' +
+  'clocks go back, both passes of the repeated hour fall into one bar stamped with the earlier instant; a skipped hour has no bars. Tick and volume ' +
+  'bars restart at each server-time day start and carry `time_close_msc`, the time of their last tick. Bars whose time lies in [date_from, date_to] ' +
+  'are returned, each built from all its ticks; no ticks, no bar. `spread` is the least spread of the bar\'s ticks in points (as the simulator ' +
+  'builds it; not confirmed for MT5). The bar still forming at the terminal\'s current time (its last tick) is left out unless `forming=true`.';
+
+export const barRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/ticks/bars',
+    summary: 'Bars of any period built from ticks',
+    description,
+    tags: ['market data'],
+    operational: false,
+    query: {
+      symbol: Param.symbol(),
+      period: Type.String({ minLength: 2, maxLength: 32, description: 'Bar period: 90s, 3m, 2h, 1d, 1w, ticks:500 or volume:100', examples: ['90s'] }),
+      date_from: Param.date('First bar time'),
+      date_to: Param.date('Last bar time'),
+      price: Type.Optional(
+        Type.Union(BAR_PRICES.map((p) => Type.Literal(p)), { description: "Price the bars chart: bid, ask, mid or last (default: the symbol's chart_mode, bid or last)" }),
+      ),
+      forming: Type.Optional(Param.boolean('Include the bar still forming at the terminal\'s current time (default false)')),
+      compression: Type.Optional(Param.compression()),
+    },
+    errors: ['symbolNotFound'],
+    response: { kind: 'series', description: 'Bars in ascending time', schema: Type.Array(BarRow) },
+    async handler({ terminal, config, query }) {
+      orderedRange(query.date_from, query.date_to);
+      const period = parseBarPeriod(query.period);
+      if (typeof period === 'string') throw validationError(`query parameter 'period': ${period}`);
+      const info = await terminal.symbolInfo(query.symbol);
+      const trades = hasTrades(info);
+      const price: BarPrice = query.price ?? (info.chart_mode === 1 ? 'last' : 'bid');
+      if (!trades && (price === 'last' || period.kind === 'volume')) {
+        const what = period.kind === 'volume' ? `volume bars (period=${query.period})` : 'price=last';
+        throw validationError(`${what} need a symbol whose ticks carry trades; ${query.symbol} is quoted by bid and ask only (chart_mode ${info.chart_mode}): ask for time or tick bars by bid, ask or mid`);
+      }
+      const series = await openCustomBars(
+        terminal,
+        { symbol: query.symbol, period, price, digits: info.digits, fromMs: query.date_from, toMs: query.date_to, forming: query.forming ?? false,
+          // Whole seconds, as bar ends are.
+          lastTickMs: info.time * 1000 },
+        config.serverTz,
+      );
+      return { kind: 'series', which: 'bars', series, compression: query.compression };
+    },
+  }),
+];

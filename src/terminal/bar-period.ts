@@ -1,0 +1,64 @@
+// The periods of custom bars (GET /ticks/bars) and the price they are charted by, parsed from
+// their text form: `90s`, `3m`, `2h` (any length dividing a day), `1d`, `1w` (Sunday-opened as
+// MT5's W1), `ticks:500` (a bar every 500 ticks) and `volume:100` (a bar closing at the first tick
+// where the traded volume reaches 100).
+
+const DAY_S = 86_400;
+
+export type BarPeriod =
+  /** Bars of a fixed length of server wall-clock time that divides a day (1d included). */
+  | { readonly kind: 'time'; readonly seconds: number }
+  /** Weeks opened on Sunday 00:00 server time, as W1. */
+  | { readonly kind: 'week' }
+  /** A bar every `count` ticks, restarting at each server-time day start. */
+  | { readonly kind: 'ticks'; readonly count: number }
+  /** A bar closing at the first tick where the traded volume since its open reaches `size`; restarts each server day. */
+  | { readonly kind: 'volume'; readonly size: number };
+
+/** Which tick price a bar's open, high, low and close are made of. */
+export type BarPrice = 'bid' | 'ask' | 'mid' | 'last';
+export const BAR_PRICES: readonly BarPrice[] = ['bid', 'ask', 'mid', 'last'];
+
+/** The largest tick count or volume a bar may hold (beyond it a bar would be a day anyway). */
+export const MAX_BAR_SIZE = 1_000_000_000;
+
+const UNIT_S: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };
+
+/** The period `text` stands for, or a message saying why it is none. */
+export function parseBarPeriod(text: string): BarPeriod | string {
+  const t = text.trim();
+  if (t === '1d') return { kind: 'time', seconds: DAY_S };
+  if (t === '1w') return { kind: 'week' };
+  const time = /^(\d{1,6})([smh])$/.exec(t);
+  if (time) {
+    const seconds = Number(time[1]) * UNIT_S[time[2]!]!;
+    if (seconds <= 0 || DAY_S % seconds !== 0) {
+      return `a time period must be a length that divides a day (86400 s) exactly, e.g. 90s, 3m, 2h; ${JSON.stringify(text)} is ${seconds} s`;
+    }
+    return { kind: 'time', seconds };
+  }
+  const size = /^(ticks|volume):(\d+(?:\.\d+)?)$/.exec(t);
+  if (size) {
+    const n = Number(size[2]);
+    if (size[1] === 'ticks') {
+      if (!Number.isInteger(n) || n < 1 || n > MAX_BAR_SIZE) return `ticks:N takes a whole number of ticks from 1 to ${MAX_BAR_SIZE}; got ${JSON.stringify(text)}`;
+      return { kind: 'ticks', count: n };
+    }
+    if (!(n > 0) || n > MAX_BAR_SIZE) return `volume:N takes a volume above 0 and at most ${MAX_BAR_SIZE}; got ${JSON.stringify(text)}`;
+    return { kind: 'volume', size: n };
+  }
+  return `period must be Ns, Nm or Nh dividing a day (e.g. 90s, 3m, 2h), 1d, 1w, ticks:N or volume:N; got ${JSON.stringify(text)}`;
+}
+
+/** Tick and volume bars close on their content, not the clock: they carry their closing time. */
+export const closesOnContent = (p: BarPeriod): boolean => p.kind === 'ticks' || p.kind === 'volume';
+
+/** The server-time open (seconds) of the time bar holding server second `s`. */
+export function timeBarOpen(p: BarPeriod, s: number): number {
+  if (p.kind === 'time') return Math.floor(s / p.seconds) * p.seconds;
+  const day = Math.floor(s / DAY_S);
+  return (day - ((((day + 4) % 7) + 7) % 7)) * DAY_S; // 1970-01-01 was a Thursday
+}
+
+/** The length of a time bar, seconds (a week for 1w). */
+export const timeBarSeconds = (p: BarPeriod): number => (p.kind === 'time' ? p.seconds : p.kind === 'week' ? 7 * DAY_S : DAY_S);
