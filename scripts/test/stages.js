@@ -11,7 +11,8 @@
 //     and the gateway as a Windows program under Wine.
 //
 // Lanes run side by side: "tap" holds the TypeScript suites, "aux" the Python, fuzzing and
-// foreign-platform stages, which mostly wait on other processes.
+// foreign-platform stages, which mostly wait on other processes (and, in the quick tier, the
+// browser and deploy suites, which wait on Chromium, nginx and Redis).
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
