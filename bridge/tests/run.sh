@@ -18,7 +18,13 @@ fi
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install -q -r "$ROOT/bridge/tests/requirements.txt"
+# pip only when the pinned requirements (or the interpreter) changed since it last filled the venv.
+STAMP="$VENV/.tradeapi-requirements"
+WANT="$(cat "$ROOT/bridge/tests/requirements.txt") $("$VENV/bin/python" --version)"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+  "$VENV/bin/python" -m pip install -q -r "$ROOT/bridge/tests/requirements.txt"
+  printf '%s' "$WANT" > "$STAMP"
+fi
 "$VENV/bin/python" -c 'import sys; print("bridge tests on Python %s (%s)" % (sys.version.split()[0], sys.executable))'
 "$VENV/bin/vermin" --target=3.9- --no-tips --violations --eval-annotations \
   "$ROOT/bridge/tradeapi_bridge" "$ROOT/bridge/tests"

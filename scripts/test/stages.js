@@ -11,9 +11,10 @@
 //     and the gateway as a Windows program under Wine.
 //
 // Lanes run side by side: "tap" holds the TypeScript suites, "aux" the Python, fuzzing and
-// foreign-platform stages, which mostly wait on other processes.
+// foreign-platform stages, which mostly wait on other processes (and, in the quick tier, the
+// browser and deploy suites, which wait on Chromium, nginx and Redis).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,6 +125,8 @@ export function buildStages(ctx) {
   }
 
   const adapterName = uwsHere ? 'uWS' : 'node';
+  /** Whether a selected stage reads build/pyenv (set once the stages are chosen, below). */
+  let pyenvWanted = false;
   const stages = [
     {
       name: 'build',
@@ -136,9 +139,22 @@ export function buildStages(ctx) {
           list.push(['addon (cmake-js, warnings as errors)', node, [bin('cmake-js', 'bin/cmake-js'), 'compile', '--CDTRADEAPI_WERROR=ON']]);
           env.TRADEAPI_ADDON = path.join(root, 'build', 'Release', 'tradeapi.node');
         }
-        list.push(['TypeScript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']]);
-        list.push(['type-check of the tests', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.test.json']]);
-        const r = await steps('build', list);
+        let r = await steps('build', list);
+        if (!r.failed) {
+          // The two compilations side by side: each keeps one core busy, and no other stage runs
+          // before the build is done. The type-check's output joins the build log once it ends.
+          const typesLog = log('build (types)');
+          const [emit, types] = await Promise.all([
+            steps('build', [['TypeScript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']]]),
+            steps('build (types)', [['type-check of the tests', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.test.json']]]),
+          ]);
+          appendFileSync(log('build'), readFileSync(typesLog, 'utf8'));
+          rmSync(typesLog, { force: true });
+          r = emit.failed ? emit : types.failed ? types : { passed: r.passed + 2, failed: 0 };
+        }
+        // The interop clients' venv (pandas, pyarrow, DuckDB, polars), started now beside the
+        // stages that do not need it, so that neither the addon's stage nor interop waits on pip.
+        if (!r.failed && pyenvWanted) void sharedPythonEnv(root, log('python env'));
         if (!r.failed) r.note = sourcesMatchPrebuild ? `addon: the prebuild (${path.relative(root, env.TRADEAPI_ADDON)}, same sources)` : 'addon: compiled (sources differ from the prebuild)';
         return r;
       },
@@ -153,23 +169,24 @@ export function buildStages(ctx) {
       run: () => gtest('C++ core', 'build/core-tests', ['-DCMAKE_BUILD_TYPE=Release']),
     },
     {
-      name: 'addon',
-      lane: 'tap',
-      after: ['build'],
-      async run() {
-        // Its Parquet tests read back with pyarrow: the venv the interop stage builds, once finished.
-        const python = await sharedPythonEnv(root, log('addon'));
-        return tap('addon', byOwner.get('addon') ?? [], python.error ? {} : { TRADEAPI_TEST_PYTHON: python.path });
-      },
-    },
-    {
+      // Before the addon's stage: the largest block of CPU starts first, while pip fills build/pyenv.
       name: `HTTP (${adapterName})`,
       lane: 'tap',
       after: ['build'],
       run: () => tap(`HTTP (${adapterName})`, byOwner.get('http') ?? [], { TRADEAPI_TEST_ADAPTERS: uwsHere ? 'uws' : 'node' }),
     },
-    { name: 'browser', lane: 'tap', after: ['build'], run: () => tap('browser', byOwner.get('browser') ?? []) },
-    { name: 'deploy (nginx, Redis)', lane: 'tap', after: ['build'], run: () => tap('deploy (nginx, Redis)', byOwner.get('deploy') ?? []) },
+    {
+      name: 'addon',
+      lane: 'tap',
+      after: ['build'],
+      usesPythonEnv: true,
+      async run() {
+        // Its Parquet tests read back with pyarrow: build/pyenv, started after the build (it runs
+        // after the HTTP stage so that, from a fresh clone, pip has finished by then).
+        const python = await sharedPythonEnv(root, log('addon'));
+        return tap('addon', byOwner.get('addon') ?? [], python.error ? {} : { TRADEAPI_TEST_PYTHON: python.path });
+      },
+    },
     {
       name: 'bridge',
       lane: 'aux',
@@ -197,6 +214,7 @@ export function buildStages(ctx) {
       name: 'interop',
       lane: 'aux',
       after: ['build'],
+      usesPythonEnv: true,
       async run() {
         const python = await sharedPythonEnv(root, log('interop'));
         if (python.error) return { failed: 1, note: python.error };
@@ -229,6 +247,15 @@ export function buildStages(ctx) {
       },
     },
   ];
+
+  // Chromium's and nginx/Redis's suites mostly wait on those programs. In the quick tier they run on
+  // the lane of the others that do, after them, so that the tap lane (the longer) ends with the
+  // addon's suites; in the full tier that lane holds Wine, the longest, and they stay on the tap lane.
+  const waitingLane = full ? 'tap' : 'aux';
+  stages.push(
+    { name: 'browser', lane: waitingLane, after: ['build'], run: () => tap('browser', byOwner.get('browser') ?? []) },
+    { name: 'deploy (nginx, Redis)', lane: waitingLane, after: ['build'], run: () => tap('deploy (nginx, Redis)', byOwner.get('deploy') ?? []) },
+  );
 
   if (full) {
     const other = uwsHere ? 'node' : 'uWS';
@@ -318,7 +345,9 @@ export function buildStages(ctx) {
     console.log('---');
   };
   const wanted = ctx.only;
-  return wanted ? stages.filter((s) => s.name === 'build' || wanted.some((w) => s.name.toLowerCase().startsWith(w.toLowerCase()))) : stages;
+  const selected = wanted ? stages.filter((s) => s.name === 'build' || wanted.some((w) => s.name.toLowerCase().startsWith(w.toLowerCase()))) : stages;
+  pyenvWanted = selected.some((s) => s.usesPythonEnv);
+  return selected;
 }
 
 function prebuildMatches(root) {

@@ -1,6 +1,9 @@
 // `tradeapi export` when it cannot or must not write: bad arguments exit 2 with one clear line and
 // create nothing; a failed export (unknown symbol, unreachable bridge) leaves an existing FILE as it
-// was and no temp file. The real CLI in child processes, a few at a time.
+// was and no temp file. The failed exports, one bad argument and --help run the real CLI in child
+// processes, as a user would; the other bad arguments and environment run the command's own entry
+// (runExport, whose result src/cli.ts exits with) in this process: the same code and words,
+// without a Node process start per case.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,6 +11,7 @@ import path from 'node:path';
 
 import t from 'tap';
 
+import { runExport } from '../../src/export/run.js';
 import { cliCommand } from '../helpers/cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-export-args-'));
@@ -42,6 +46,31 @@ function exportCli(args: readonly string[], options: { env?: Record<string, stri
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/** `tradeapi export ARGS` run in this process from `dir`, as the CLI runs it (src/cli.ts: exit code = runExport's). */
+async function exportInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const out = {
+    isTTY: false,
+    write(chunk: string | Uint8Array, callback?: (err?: Error | null) => void): boolean {
+      stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+      callback?.();
+      return true;
+    },
+    on: (): void => undefined,
+    off: (): void => undefined,
+  };
+  const err = { isTTY: false, write: (text: string) => ((stderr += text), true) };
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    const code = await runExport(args, { env: childEnv(env), stdout: out, stderr: err });
+    return { code, signal: null, stdout, stderr };
+  } finally {
+    process.chdir(cwd);
+  }
 }
 
 /** What is left in `dir` that starts with `base` (the file and any temp file beside it). */
@@ -87,9 +116,10 @@ await t.test('bad arguments: a clear message and exit 2, no file', async (t) => 
     [['ticks', 'EURUSD', 'extra', ...from, '-o', 'x.parquet'], /unexpected argument "extra"/],
     [['ticks', 'EURUSD', ...from, '-o', 'no/such/dir/x.parquet'], /cannot write the output file/],
   ];
-  // A few at a time: each is a Node process start.
-  const results: Run[] = [];
-  for (let i = 0; i < cases.length; i += 4) results.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => exportCli(args)))));
+  // The first through the real CLI (argument to exit status and stderr in a process of its own),
+  // the others in this process, one after another (each changes into `dir`).
+  const results: Run[] = [await exportCli(cases[0]![0])];
+  for (const [args] of cases.slice(1)) results.push(await exportInProcess(args));
   cases.forEach(([args, message], i) => {
     const r = results[i]!;
     t.equal(r.code, 2, `exit 2: export ${args.join(' ')}`);
@@ -97,7 +127,7 @@ await t.test('bad arguments: a clear message and exit 2, no file', async (t) => 
     t.match(r.stderr, /^tradeapi export: [^\n]+\n$/, '  one line naming the command');
   });
   t.same(leftovers('x.'), [], 'no file was created');
-  const env = await exportCli(['ticks', 'EURUSD', ...from, '-o', 'x.parquet'], { env: { TRADEAPI_TERMINAL: 'ftp://nowhere' } });
+  const env = await exportInProcess(['ticks', 'EURUSD', ...from, '-o', 'x.parquet'], { TRADEAPI_TERMINAL: 'ftp://nowhere' });
   t.equal(env.code, 2, 'a bad TRADEAPI_TERMINAL: exit 2');
   t.match(env.stderr, /TRADEAPI_TERMINAL must be/);
   const help = await exportCli(['--help']);

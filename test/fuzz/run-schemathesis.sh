@@ -90,7 +90,10 @@ wait_healthy() {
   local url="$1" log="$2"
   node -e '
     const [url, log] = process.argv.slice(1);
-    const deadline = Date.now() + 20000;
+    // A start takes ~2 s idle; the bound is that times the allowance for a loaded machine
+    // (test/helpers/patience.ts: TRADEAPI_TEST_LOAD_ALLOWANCE, default 10).
+    const allowance = Number(process.env.TRADEAPI_TEST_LOAD_ALLOWANCE);
+    const deadline = Date.now() + 2000 * (Number.isFinite(allowance) && allowance >= 1 ? allowance : 10);
     (async () => {
       for (;;) {
         try { if ((await fetch(url)).status === 200) return; } catch {}

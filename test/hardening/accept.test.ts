@@ -18,6 +18,7 @@ import { addon } from '../../src/terminal/native.js';
 import { freePort, ServerProcess } from '../../bench/processes.js';
 import { cliCommand, root } from '../helpers/cli.js';
 import { holdWhile } from '../helpers/listen-queue.js';
+import { patience } from '../helpers/patience.js';
 import { parseResponses } from '../helpers/raw-http.js';
 
 const probe = addon.startAcceptor(0x7fffffff, () => undefined);
@@ -96,12 +97,19 @@ t.test('adopted connections are served, addressed and capped as node\'s own', as
   t.pass('the server closed the idle connections');
 });
 
-/** Keeps `count` keep-alive connections busy asking for a tick, one request outstanding each. */
-function hammer(port: number, count: number): { stop(): void; answers(): number } {
+/**
+ * Keeps `count` keep-alive connections busy asking for a tick, one request outstanding each.
+ * `busy` resolves once every connection has had an answer: the server is then serving all of them.
+ */
+function hammer(port: number, count: number): { stop(): void; answers(): number; busy: Promise<void> } {
   const request = Buffer.from('GET /symbols/EURUSD/tick HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
   const sockets: net.Socket[] = [];
   let answers = 0;
+  let answered = 0;
+  let onBusy: () => void = () => undefined;
+  const busy = new Promise<void>((resolve) => (onBusy = resolve));
   for (let i = 0; i < count; i++) {
+    let first = true;
     const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
     let tail = '';
     socket.on('data', (chunk: Buffer) => {
@@ -112,11 +120,15 @@ function hammer(port: number, count: number): { stop(): void; answers(): number 
       if (tail.includes('HTTP/1.1 ')) tail = '';
       for (let k = 0; k < got; k++) socket.write(request);
       answers += got;
+      if (got > 0 && first) {
+        first = false;
+        if (++answered === count) onBusy();
+      }
     });
     socket.on('error', () => undefined);
     sockets.push(socket);
   }
-  return { stop: () => sockets.forEach((s) => s.destroy()), answers: () => answers };
+  return { stop: () => sockets.forEach((s) => s.destroy()), answers: () => answers, busy };
 }
 
 async function busyBurst(t: Test, nativeAccept: boolean): Promise<{ ok: number; total: number; lastMs: number }> {
@@ -133,7 +145,10 @@ async function busyBurst(t: Test, nativeAccept: boolean): Promise<{ ok: number; 
   });
   t.teardown(() => server.stop());
   const load = hammer(port, 200);
-  await new Promise((r) => setTimeout(r, 1_000)); // the server is busy before the burst
+  // The server busy with all 200 before the burst (bounded only to fail with a message).
+  let bound: NodeJS.Timeout | undefined;
+  await Promise.race([load.busy, new Promise((_, reject) => (bound = setTimeout(() => reject(new Error('the 200 keep-alive connections were not all answered')), patience(1_000))))]);
+  clearTimeout(bound);
   const TOTAL = 1000;
   const burstStart = performance.now();
   let lastMs = 0;

@@ -73,12 +73,18 @@ function fifo(t: Test): { read: number; write: number } {
   return { read, write };
 }
 
-/** A client that starts a long stream and then reads nothing. */
-function stalledStream(port: number): net.Socket {
+/** A client that starts a long stream and then reads nothing; `streaming` resolves at its first bytes. */
+function stalledStream(port: number): { socket: net.Socket; streaming: Promise<void> } {
   const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${STREAM} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
   socket.on('error', () => undefined);
-  socket.once('data', () => socket.pause());
-  return socket;
+  const streaming = new Promise<void>((resolve, reject) => {
+    socket.once('data', () => {
+      socket.pause();
+      resolve();
+    });
+    socket.once('close', () => reject(new Error('the stream closed before its first bytes')));
+  });
+  return { socket, streaming };
 }
 
 const linux = process.platform === 'linux';
@@ -123,8 +129,8 @@ t.test('a log socket that stopped reading does not hold the shutdown either', { 
 
 t.test('a second signal exits at once', { skip: noSignals }, async (t) => {
   const srv = await start(t, 'ignore', { TRADEAPI_SHUTDOWN_GRACE_MS: '60000' });
-  const client = stalledStream(srv.port);
-  await sleep(500);
+  const { socket: client, streaming } = stalledStream(srv.port);
+  await streaming; // the stream is in flight
   srv.child.kill('SIGTERM');
   await sleep(300);
   t.equal(srv.child.exitCode, null, 'the first signal waits for the stream in flight');
@@ -142,8 +148,8 @@ t.test('a stream still running after the grace period is aborted, and that is lo
   const fd = openSync(logFile, 'w');
   const srv = await start(t, fd, { TRADEAPI_SHUTDOWN_GRACE_MS: '1000' });
   closeSync(fd);
-  const client = stalledStream(srv.port);
-  await sleep(500);
+  const { socket: client, streaming } = stalledStream(srv.port);
+  await streaming; // the stream is in flight
   srv.child.kill('SIGTERM');
   const exit = await srv.exited;
   t.equal(exit.code, 0, 'exit status 0');

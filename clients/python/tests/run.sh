@@ -1,8 +1,8 @@
 #!/bin/sh
 # The Python client's checks (clients/python): a venv (build/client-venv) with the pinned numpy and
-# vermin; vermin --target=3.9- on the package and its tests; `pip install ./clients/python` into a
-# second, empty venv must pull in numpy and nothing else, and a wheel must build; then every
-# unittest suite in clients/python/tests (units, the parity suite: client -> gateway -> bridge ->
+# vermin (pip runs only when the pins changed); vermin --target=3.9- on the package and its tests; a
+# wheel must build from clients/python and, installed into a second, empty venv, pull in numpy and
+# nothing else; then every unittest suite in clients/python/tests (units, the parity suite: client -> gateway -> bridge ->
 # the MetaTrader5 stand-in against the stand-in itself, the simulator, the README's "From Python",
 # mypy --strict over the package and the README's examples: test_typing.py),
 # the optional extras' tests with pyarrow and pandas where a venv has them (below).
@@ -15,7 +15,13 @@ PY=${PYTHON:-python3}
 TAG=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 VENV="$ROOT/build/client-venv-$TAG"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$ROOT/clients/python/tests/requirements.txt"
+# pip only when the pinned requirements (or the interpreter) changed since it last filled the venv.
+STAMP="$VENV/.tradeapi-requirements"
+WANT="$(cat "$ROOT/clients/python/tests/requirements.txt") $("$VENV/bin/python" --version)"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$ROOT/clients/python/tests/requirements.txt"
+  printf '%s' "$WANT" > "$STAMP"
+fi
 # Under CI, the [polars] extra (its pinned polars; the package itself uninstalled again: the tests
 # import it from the source tree), so that test_polars.py runs; elsewhere it skips without polars.
 if [ -n "${CI:-}" ]; then
@@ -26,11 +32,17 @@ fi
 "$VENV/bin/vermin" --target=3.9- --no-tips --violations --eval-annotations \
   "$ROOT/clients/python/tradeapi_client" "$ROOT/clients/python/tests"
 
-# Installable: into an empty venv, numpy is the only dependency; and as a wheel.
+# Installable: `pip install ./clients/python` is a wheel built from the source tree (PEP 517), then
+# installed: built here once, that wheel then goes into an empty venv (no pip of its own: the test
+# venv's pip installs into it), where numpy must be the only dependency it pulls in.
 INSTALL="$ROOT/build/client-install-venv-$TAG"
 rm -rf "$INSTALL" "$ROOT/build/client-wheel"
-"$PY" -m venv "$INSTALL"
-"$INSTALL/bin/python" -m pip install -q --disable-pip-version-check "$ROOT/clients/python"
+"$VENV/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$ROOT/build/client-wheel" "$ROOT/clients/python"
+WHEEL=$(ls "$ROOT/build/client-wheel"/tradeapi_client-*.whl)
+echo "$WHEEL"
+"$VENV/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); assert "tradeapi_client/py.typed" in names, "the wheel lacks py.typed"' "$WHEEL"
+"$PY" -m venv --without-pip "$INSTALL"
+"$VENV/bin/python" -m pip --python "$INSTALL/bin/python" install -q --disable-pip-version-check "$WHEEL"
 "$INSTALL/bin/python" - <<'PY'
 import importlib.metadata as md
 names = sorted(d.metadata["Name"].lower() for d in md.distributions())
@@ -40,9 +52,6 @@ import tradeapi_client.mt5 as mt5
 assert len(mt5.FUNCTIONS) == 32
 print("pip install ./clients/python: %s" % ", ".join(names))
 PY
-"$INSTALL/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$ROOT/build/client-wheel" "$ROOT/clients/python"
-ls "$ROOT/build/client-wheel"/tradeapi_client-*.whl
-"$INSTALL/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); assert "tradeapi_client/py.typed" in names, "the wheel lacks py.typed"' "$ROOT/build/client-wheel"/tradeapi_client-*.whl
 rm -rf "$INSTALL"
 
 cd "$ROOT/clients/python/tests"
