@@ -3,12 +3,15 @@
 import { Type } from '@sinclair/typebox';
 
 import { MAX_EVENT_ID_CHARS, parseEventId } from '../events/event-id.js';
+import { MAX_SPEED, type ReplayPlan } from '../events/replay.js';
 import { EventSession, type EventKind } from '../events/session.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
+import { Param } from '../http/params.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
 import { TerminalError } from '../terminal/errors.js';
+import { replayPlan } from '../events/replay-plan.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
 const KINDS: readonly EventKind[] = ['tick', 'book'];
@@ -48,6 +51,20 @@ export const eventRoutes: readonly Route[] = [
     query: {
       symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
       kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
+      start: Type.Optional(
+        Param.date(
+          'Replay: the ticks from this instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal), as the same tick events with the same ids as live ones, then live ticks with one replay-complete event at the seam (no hole, no repeat). Not in the future; not with kinds=book (depth has no history).',
+        ),
+      ),
+      end: Type.Optional(Param.date('With start: a pure replay that ends. The stream closes after the last tick at or before this instant, with a replay-end event. Not before start, not in the future.')),
+      speed: Type.Optional(
+        Type.Number({
+          minimum: 0,
+          maximum: MAX_SPEED,
+          description: 'With start: the pace of the history part. 0 (default): as fast as the client reads; 1: real time; 10: ten times real time. At speed 1 or less a replay from the past stays in history.',
+          examples: [0, 1, 100],
+        }),
+      ),
     },
     headers: [
       {
@@ -80,6 +97,7 @@ export const eventRoutes: readonly Route[] = [
       if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
         throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
       }
+      const replay: ReplayPlan | undefined = replayPlan(query, kinds, 'query parameter', config);
       const lastEventId = header('last-event-id');
       const resumeFrom = kinds.has('tick') && lastEventId !== undefined && lastEventId.trim() !== '' ? parseEventId(lastEventId, symbols) : undefined;
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
@@ -91,7 +109,7 @@ export const eventRoutes: readonly Route[] = [
           }),
         ),
       );
-      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom }, {
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay }, {
         catchupMs,
         catchupTicks,
         // Live ticks held while a catch-up is sent: as many as the client's queue would take.

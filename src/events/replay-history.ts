@@ -1,0 +1,150 @@
+// The history part of a replay (`start=` on GET /events, `start` in a /ws subscribe): every listed
+// symbol's ticks from a position on, read from the terminal (the store first when TRADEAPI_STORE is
+// set: the terminal handed here is the serving decorator) a page at a time, merged in time order
+// (ties in the order the symbols were listed), each tick with the (time_msc, seq) position the live
+// feed gives it (tick-feed.ts). Memory stays one page per symbol however many days are replayed.
+//
+// A page is read with copy_ticks_from AT the symbol's last position's millisecond, asking for the
+// ticks of that millisecond already read on top, as the live feed polls: so a millisecond split
+// between two pages is neither lost nor read twice, and `seq` counts from the millisecond's first
+// tick exactly as the feed's does. A page shorter than asked means "no more history, as of that
+// read"; `end` (ms, inclusive) cuts the history there for good.
+import { constants } from '../terminal/constants.js';
+import type { Terminal } from '../terminal/terminal.js';
+import { chunkTicks, type FeedTick, type TickCursor } from './tick-feed.js';
+
+/** Ticks per page read from history, shared among the symbols (each reads at least MIN_PAGE_ROWS). */
+export const REPLAY_PAGE_ROWS = 16_384;
+const MIN_PAGE_ROWS = 256;
+
+class SymbolHistory {
+  private page: FeedTick[] = [];
+  private next = 0;
+  /** The last read came back short: nothing more as of then (refresh() reads again). */
+  exhausted = false;
+  /** Past `end`: nothing more, ever. */
+  ended = false;
+
+  constructor(
+    private readonly terminal: Terminal,
+    readonly symbol: string,
+    /** The last position read (not necessarily sent yet). */
+    public at: TickCursor,
+    private readonly endMsc: number | undefined,
+    private readonly pageRows: number,
+  ) {}
+
+  get head(): FeedTick | undefined {
+    return this.page[this.next];
+  }
+
+  take(): FeedTick {
+    return this.page[this.next++] as FeedTick;
+  }
+
+  /** Whether a read may still bring ticks. */
+  get open(): boolean {
+    return !this.exhausted && !this.ended;
+  }
+
+  /** Reads the next page; false when it held no new tick. */
+  async load(): Promise<boolean> {
+    const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
+    const want = this.at.seq + 1 + this.pageRows;
+    const series = await this.terminal.copyTicksFrom(this.symbol, this.at.time_msc, want, all, { chunkRows: Math.min(want, 65_536) });
+    const page: FeedTick[] = [];
+    let rows = 0;
+    let ms = this.at.time_msc;
+    let seq = -1; // index in `ms` of the row at hand
+    try {
+      for (let chunk = await series.next(); chunk; chunk = await series.next()) {
+        for (const tick of chunkTicks(chunk)) {
+          rows++;
+          seq = tick.time_msc === ms ? seq + 1 : 0;
+          ms = tick.time_msc;
+          if (tick.time_msc === this.at.time_msc && seq <= this.at.seq) continue; // read before
+          if (this.endMsc !== undefined && tick.time_msc > this.endMsc) {
+            this.ended = true;
+            break;
+          }
+          page.push({ symbol: this.symbol, seq, tick });
+        }
+        if (this.ended) break;
+      }
+    } finally {
+      series.close();
+    }
+    this.exhausted = !this.ended && rows < want;
+    const last = page.at(-1);
+    if (last) this.at = { time_msc: last.tick.time_msc, seq: last.seq };
+    this.page = page;
+    this.next = 0;
+    return page.length > 0;
+  }
+}
+
+/** Several symbols' histories merged in time order, a batch at a time. */
+export class MergedHistory {
+  private readonly readers: SymbolHistory[];
+
+  constructor(terminal: Terminal, symbols: readonly string[], from: readonly TickCursor[], endMsc?: number) {
+    const pageRows = Math.max(MIN_PAGE_ROWS, Math.floor(REPLAY_PAGE_ROWS / Math.max(1, symbols.length)));
+    this.readers = symbols.map((s, i) => new SymbolHistory(terminal, s, from[i] as TickCursor, endMsc, pageRows));
+  }
+
+  /**
+   * Symbol i's last read came back short, everything read of it has been taken, and `sent` is
+   * where it ends: it has nothing more as of that read.
+   */
+  quiet(i: number, sent: TickCursor): boolean {
+    const r = this.readers[i] as SymbolHistory;
+    return !r.open && r.head === undefined && r.at.time_msc === sent.time_msc && r.at.seq === sent.seq;
+  }
+
+  /** Read again the symbols whose history had run out (the terminal has gone on meanwhile). */
+  refresh(): void {
+    for (const r of this.readers) if (!r.ended) r.exhausted = false;
+  }
+
+  /**
+   * Up to `max` ticks in time order (ties in the symbols' order); [] once every symbol's history has
+   * run out as of its last read. `beforeRead(i)` is told just before symbol i's page is read.
+   */
+  async next(max: number, beforeRead: (i: number) => void): Promise<FeedTick[]> {
+    const out: FeedTick[] = [];
+    while (out.length < max) {
+      // Every symbol that may still have ticks shows its head before one is picked.
+      for (const [i, r] of this.readers.entries()) {
+        while (r.head === undefined && r.open) {
+          beforeRead(i);
+          await r.load();
+        }
+      }
+      let best: SymbolHistory | undefined;
+      let bound = Infinity; // the earliest head of the others: best's ticks before it go as one run
+      for (const r of this.readers) {
+        const head = r.head;
+        if (!head) continue;
+        if (!best) best = r;
+        else if (head.tick.time_msc < (best.head as FeedTick).tick.time_msc) {
+          bound = (best.head as FeedTick).tick.time_msc;
+          best = r;
+        } else bound = Math.min(bound, head.tick.time_msc);
+      }
+      if (!best) break;
+      // A tie with a later-listed symbol goes to best (listed first); with an earlier one, handled
+      // by the strict comparison above, which made that one best.
+      const tieOk = this.readers.indexOf(best);
+      do {
+        out.push(best.take());
+      } while (out.length < max && best.head !== undefined && (best.head.tick.time_msc < bound || (best.head.tick.time_msc === bound && this.listedBeforeAllAt(tieOk, bound))));
+    }
+    return out;
+  }
+
+  /** Reader i comes before every other reader whose head is at `ms`. */
+  private listedBeforeAllAt(i: number, ms: number): boolean {
+    for (let j = 0; j < i; j++) if (this.readers[j]?.head?.tick.time_msc === ms) return false;
+    return true;
+  }
+}
