@@ -9,16 +9,45 @@
 // between two pages is neither lost nor read twice, and `seq` counts from the millisecond's first
 // tick exactly as the feed's does. A page shorter than asked means "no more history, as of that
 // read"; `end` (ms, inclusive) cuts the history there for good.
+//
+// Each tick also carries its JSON (`json`: the fields of a /ticks/range row, without the opening
+// brace), made for the whole page by the addon's series encoder on the thread pool, byte for byte
+// a /ticks/range JSON row: number formatting is most of a replay's cost on the JS thread.
+import { loadNativeJson, type NativeJsonAddon } from '../encode/json-native.js';
+import { rowsJsonOf } from '../encode/json-rows.js';
 import { constants } from '../terminal/constants.js';
+import type { TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { chunkTicks, type FeedTick, type TickCursor } from './tick-feed.js';
+
+/** A history tick, with its row's JSON after the opening brace (`"time":…}`). */
+export interface ReplayTick extends FeedTick {
+  readonly json: string;
+}
+
+const jsInRows = rowsJsonOf('ticks');
+
+/** Each row of `chunk` as JSON after its opening brace: the addon's encoder, else the same text made here. */
+async function rowsJson(native: NativeJsonAddon | null, chunk: TickChunk): Promise<string[]> {
+  const bytes = native ? await native.jsonRows('ticks', chunk, 0, chunk.rows, true) : jsInRows(chunk, 0, chunk.rows, true);
+  // `[{row},{row}…`: rows are flat objects, so each '}' closes one.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const rows: string[] = new Array<string>(chunk.rows);
+  let from = 2;
+  for (let i = 0; i < chunk.rows; i++) {
+    const end = text.indexOf('}', from);
+    rows[i] = text.slice(from, end + 1);
+    from = end + 3;
+  }
+  return rows;
+}
 
 /** Ticks per page read from history, shared among the symbols (each reads at least MIN_PAGE_ROWS). */
 export const REPLAY_PAGE_ROWS = 16_384;
 const MIN_PAGE_ROWS = 256;
 
 class SymbolHistory {
-  private page: FeedTick[] = [];
+  private page: ReplayTick[] = [];
   private next = 0;
   /** The last read came back short: nothing more as of then (refresh() reads again). */
   exhausted = false;
@@ -34,12 +63,12 @@ class SymbolHistory {
     private readonly pageRows: number,
   ) {}
 
-  get head(): FeedTick | undefined {
+  get head(): ReplayTick | undefined {
     return this.page[this.next];
   }
 
-  take(): FeedTick {
-    return this.page[this.next++] as FeedTick;
+  take(): ReplayTick {
+    return this.page[this.next++] as ReplayTick;
   }
 
   /** Whether a read may still bring ticks. */
@@ -52,13 +81,15 @@ class SymbolHistory {
     const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
     const want = this.at.seq + 1 + this.pageRows;
     const series = await this.terminal.copyTicksFrom(this.symbol, this.at.time_msc, want, all, { chunkRows: Math.min(want, 65_536) });
-    const page: FeedTick[] = [];
+    const page: ReplayTick[] = [];
+    const native = await loadNativeJson();
     let rows = 0;
     let ms = this.at.time_msc;
     let seq = -1; // index in `ms` of the row at hand
     try {
       for (let chunk = await series.next(); chunk; chunk = await series.next()) {
-        for (const tick of chunkTicks(chunk)) {
+        const json = await rowsJson(native, chunk);
+        for (const [i, tick] of chunkTicks(chunk).entries()) {
           rows++;
           seq = tick.time_msc === ms ? seq + 1 : 0;
           ms = tick.time_msc;
@@ -67,7 +98,7 @@ class SymbolHistory {
             this.ended = true;
             break;
           }
-          page.push({ symbol: this.symbol, seq, tick });
+          page.push({ symbol: this.symbol, seq, tick, json: json[i] as string });
         }
         if (this.ended) break;
       }
@@ -110,8 +141,8 @@ export class MergedHistory {
    * Up to `max` ticks in time order (ties in the symbols' order); [] once every symbol's history has
    * run out as of its last read. `beforeRead(i)` is told just before symbol i's page is read.
    */
-  async next(max: number, beforeRead: (i: number) => void): Promise<FeedTick[]> {
-    const out: FeedTick[] = [];
+  async next(max: number, beforeRead: (i: number) => void): Promise<ReplayTick[]> {
+    const out: ReplayTick[] = [];
     while (out.length < max) {
       // Every symbol that may still have ticks shows its head before one is picked.
       for (const [i, r] of this.readers.entries()) {
@@ -126,8 +157,8 @@ export class MergedHistory {
         const head = r.head;
         if (!head) continue;
         if (!best) best = r;
-        else if (head.tick.time_msc < (best.head as FeedTick).tick.time_msc) {
-          bound = (best.head as FeedTick).tick.time_msc;
+        else if (head.tick.time_msc < (best.head as ReplayTick).tick.time_msc) {
+          bound = (best.head as ReplayTick).tick.time_msc;
           best = r;
         } else bound = Math.min(bound, head.tick.time_msc);
       }

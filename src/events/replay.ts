@@ -19,8 +19,8 @@
 // With `end` there is no live part: the stream ends after the last tick at or before it.
 import type { Terminal } from '../terminal/terminal.js';
 import { isAfter } from './event-id.js';
-import { MergedHistory } from './replay-history.js';
-import type { FeedTick, TickCursor } from './tick-feed.js';
+import { MergedHistory, type ReplayTick } from './replay-history.js';
+import type { TickCursor } from './tick-feed.js';
 
 export interface ReplayPlan {
   /** First instant replayed, ms. */
@@ -42,7 +42,7 @@ const PACE_STEP_MS = 1_000;
 
 export interface ReplaySink {
   /** History ticks in time order; false once the client is gone (stop). */
-  ticks(batch: readonly FeedTick[]): Promise<boolean>;
+  ticks(batch: readonly ReplayTick[]): Promise<boolean>;
   /** Whether the client is gone (checked while pacing waits). */
   closed(): boolean;
   /**
@@ -114,9 +114,9 @@ export async function runReplay(
       if (plan.speed > 0) {
         const now = performance.now();
         due = sent;
-        while (due < batch.length && began + ((batch[due] as FeedTick).tick.time_msc - t0) / plan.speed <= now) due++;
+        while (due < batch.length && began + ((batch[due] as ReplayTick).tick.time_msc - t0) / plan.speed <= now) due++;
         if (due === sent) {
-          const wait = began + ((batch[due] as FeedTick).tick.time_msc - t0) / plan.speed - now;
+          const wait = began + ((batch[due] as ReplayTick).tick.time_msc - t0) / plan.speed - now;
           await new Promise((r) => setTimeout(r, Math.min(PACE_STEP_MS, Math.max(1, Math.ceil(wait)))));
           if (sink.closed()) return 'stopped';
           continue;
@@ -124,7 +124,15 @@ export async function runReplay(
       }
       const part = sent === 0 && due === batch.length ? batch : batch.slice(sent, due);
       if (!(await sink.ticks(part))) return 'stopped';
-      for (const t of part) at[index.get(t.symbol) as number] = { time_msc: t.tick.time_msc, seq: t.seq };
+      // Each symbol's last tick of the part is where it now stands.
+      const moved = new Set<number>();
+      for (let k = part.length - 1; k >= 0 && moved.size < symbols.length; k--) {
+        const t = part[k] as ReplayTick;
+        const i = index.get(t.symbol) as number;
+        if (moved.has(i)) continue;
+        moved.add(i);
+        at[i] = { time_msc: t.tick.time_msc, seq: t.seq };
+      }
       sent = due;
       if (caughtUp()) {
         sink.live(at);

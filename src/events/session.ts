@@ -236,12 +236,19 @@ export class EventSession {
     const outcome = await runReplay(this.terminal, this.request.symbols, this.sent, plan, this.feedAt && (() => this.feedAt ?? []), {
       ticks: (batch) => {
         let text = '';
+        const one = this.sent.length === 1;
         for (const t of batch) {
           const i = this.index.get(t.symbol) as number;
-          this.sent[i] = { time_msc: t.tick.time_msc, seq: t.seq };
-          this.id = formatEventId(this.sent);
-          text += `id: ${this.id}\nevent: tick\ndata: ${tickJsonOnce(symbolJson.get(t.symbol) as string, t.tick)}\n\n`;
+          // One symbol: the id is the tick's own position (formatEventId's answer, without the cursor objects).
+          if (one) this.id = `${t.tick.time_msc}-${t.seq}`;
+          else {
+            this.sent[i] = { time_msc: t.tick.time_msc, seq: t.seq };
+            this.id = formatEventId(this.sent);
+          }
+          text += `id: ${this.id}\nevent: tick\ndata: {"symbol":${symbolJson.get(t.symbol) as string},${t.json}\n\n`;
         }
+        const last = batch.at(-1);
+        if (one && last) this.sent[0] = { time_msc: last.tick.time_msc, seq: last.seq };
         sentTicks += batch.length;
         return sse.pushWaitEncoded(Buffer.from(text, 'utf8'));
       },

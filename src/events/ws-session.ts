@@ -34,7 +34,8 @@ import { toProblem } from '../http/errors-map.js';
 import { isAfter } from './event-id.js';
 import { replayPlan, type ReplayAsk } from './replay-plan.js';
 import { runReplay, startCursor, type ReplayPlan } from './replay.js';
-import { tickJson, tickJsonOnce, type EventKind } from './session.js';
+import { tickJson, type EventKind } from './session.js';
+import type { ReplayTick } from './replay-history.js';
 import type { Config } from '../config/index.js';
 import type { EventHub } from './hub.js';
 import { problem, ProblemError, validationError, type Problem } from '../http/problem.js';
@@ -106,8 +107,8 @@ function tickMessage(symbol: string, tick: Tick, seq: number): Buffer {
 }
 
 /** A history tick's message (sent to one client: not cached). */
-function tickMessageOnce(t: FeedTick): string {
-  return `{"event":"tick","event_id":"${t.tick.time_msc}-${t.seq}","data":${tickJsonOnce(JSON.stringify(t.symbol), t.tick)}}`;
+function tickMessageOnce(t: ReplayTick): string {
+  return `{"event":"tick","event_id":"${t.tick.time_msc}-${t.seq}","data":{"symbol":${JSON.stringify(t.symbol)},${t.json}}`;
 }
 
 /** Likewise per depth update (the book feed hands every listener the same object). */
