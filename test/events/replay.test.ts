@@ -2,6 +2,9 @@
 // real server on loopback, read by a real SSE parser, on the busy test clock (test/helpers/live-
 // sim.ts). The history part is compared with /ticks/range over the same span; waits are as long as
 // the simulator's schedule says the awaited ticks take, plus one poll and the machine's slack.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
 import t, { type Test } from 'tap';
 
 import type { TickData } from '../helpers/sse.js';
@@ -9,6 +12,9 @@ import { problemOf, SseClient } from '../helpers/sse.js';
 import { forEachAdapter, serve, type TestServer } from '../helpers/server.js';
 import { liveSimTerminal } from '../helpers/live-sim.js';
 import { patience } from '../helpers/patience.js';
+import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
+import { tickJson } from '../../src/events/session.js';
 
 const sim = liveSimTerminal();
 const live = sim.terminal;
@@ -78,6 +84,15 @@ void forEachAdapter(t, async (t, adapter) => {
     t.equal(markers[0]?.data.id, ticks[seamAt - 1]?.id, "the marker names the last history tick's id");
     t.ok((ticks[0] as Tagged).time_msc >= start, 'nothing before start');
     await sameAsHistory(t, srv, ticks, start, seamAt);
+    // Byte for byte the data of a live tick event (history's JSON comes from the series encoder).
+    const datas = c.messages.filter((m) => m.event === 'tick').map((m) => m.data);
+    const asLive = datas.map((d) => {
+      const { symbol, ...tick } = JSON.parse(d) as TickData;
+      const ordered = { symbol, ...Object.fromEntries(FIELDS.map((f) => [f, tick[f]])) };
+      t.equal(tickJson(symbol, tick), JSON.stringify(ordered)); // the live events' writer is JSON.stringify's
+      return tickJson(symbol, tick);
+    });
+    t.same(datas, asLive, 'every event data as a live event writes it');
     // The ids are those of a live stream: a history tick's id resumes a plain stream exactly there.
     const k = seamAt - 5;
     const resumed = await SseClient.open(`${srv.base}/events?symbols=${SYMBOLS.join(',')}`, { 'last-event-id': (ticks[k] as Tagged).id as string });
@@ -180,4 +195,21 @@ void forEachAdapter(t, async (t, adapter) => {
     }
     t.equal(srv.server.eventStats().tickSymbols, 0, 'no refused request left a poller behind');
   });
+});
+
+await t.test(`${DOC_SNIPPETS.replay.page}'s replay block, as written`, async (t) => {
+  const srv = await serve(t, nodeAdapter, live, env);
+  const block = docBlock(DOC_SNIPPETS.replay);
+  if (!block) return t.fail(`no sh block with the replay in ${DOC_SNIPPETS.replay.page}`);
+  // Verbatim but for the address: a pure replay ends, and so does curl.
+  const { stdout } = await promisify(execFile)('bash', ['-e', '-c', block.replaceAll('http://127.0.0.1:8000', srv.base)], { maxBuffer: 64 << 20 });
+  const [, from, to] = /start=([^&]+)&end=([^']+)'/.exec(block) ?? [];
+  const events = stdout.split('\n\n').filter((e) => e.includes('event: '));
+  const ticks = events.filter((e) => e.includes('event: tick')).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)) as TickData);
+  t.match(events.at(-1), /event: replay-end/, 'ends with replay-end');
+  for (const symbol of ['EURUSD', 'BTCUSD']) {
+    const mine = ticks.filter((k) => k.symbol === symbol).map(fieldsOf);
+    t.ok(mine.length > 0, `${symbol}: ticks`);
+    t.same(mine, await rangeRows(srv, symbol, Date.parse(from as string), Date.parse(to as string)), `${symbol}: the span's history`);
+  }
 });
