@@ -18,11 +18,38 @@ import { rowsJsonOf } from '../encode/json-rows.js';
 import { constants } from '../terminal/constants.js';
 import type { TickChunk } from '../terminal/series.js';
 import type { Terminal } from '../terminal/terminal.js';
-import { chunkTicks, type FeedTick, type TickCursor } from './tick-feed.js';
+import type { FeedTick, TickCursor } from './tick-feed.js';
+import type { Tick } from '../terminal/records.js';
 
-/** A history tick, with its row's JSON after the opening brace (`"time":…}`). */
-export interface ReplayTick extends FeedTick {
-  readonly json: string;
+/**
+ * A history tick: its time and seq, its row's JSON after the opening brace (`"time":…}`), and the
+ * Tick record made only when asked (an Arrow frame needs it; SSE and JSON frames do not): a replay
+ * moves a million ticks a second, and a record per tick was most of its garbage.
+ */
+export class ReplayTick implements FeedTick {
+  constructor(
+    readonly symbol: string,
+    readonly seq: number,
+    readonly time_msc: number,
+    readonly json: string,
+    private readonly chunk: TickChunk,
+    private readonly row: number,
+  ) {}
+
+  get tick(): Tick {
+    const c = this.chunk;
+    const i = this.row;
+    return {
+      time: Number(c.time[i]),
+      bid: c.bid[i] as number,
+      ask: c.ask[i] as number,
+      last: c.last[i] as number,
+      volume: Number(c.volume[i]),
+      time_msc: this.time_msc,
+      flags: c.flags[i] as number,
+      volume_real: c.volume_real[i] as number,
+    };
+  }
 }
 
 const jsInRows = rowsJsonOf('ticks');
@@ -89,16 +116,18 @@ class SymbolHistory {
     try {
       for (let chunk = await series.next(); chunk; chunk = await series.next()) {
         const json = await rowsJson(native, chunk);
-        for (const [i, tick] of chunkTicks(chunk).entries()) {
+        const times = chunk.time_msc;
+        for (let i = 0; i < chunk.rows; i++) {
+          const time = Number(times[i]);
           rows++;
-          seq = tick.time_msc === ms ? seq + 1 : 0;
-          ms = tick.time_msc;
-          if (tick.time_msc === this.at.time_msc && seq <= this.at.seq) continue; // read before
-          if (this.endMsc !== undefined && tick.time_msc > this.endMsc) {
+          seq = time === ms ? seq + 1 : 0;
+          ms = time;
+          if (time === this.at.time_msc && seq <= this.at.seq) continue; // read before
+          if (this.endMsc !== undefined && time > this.endMsc) {
             this.ended = true;
             break;
           }
-          page.push({ symbol: this.symbol, seq, tick, json: json[i] as string });
+          page.push(new ReplayTick(this.symbol, seq, time, json[i] as string, chunk, i));
         }
         if (this.ended) break;
       }
@@ -107,7 +136,7 @@ class SymbolHistory {
     }
     this.exhausted = !this.ended && rows < want;
     const last = page.at(-1);
-    if (last) this.at = { time_msc: last.tick.time_msc, seq: last.seq };
+    if (last) this.at = { time_msc: last.time_msc, seq: last.seq };
     this.page = page;
     this.next = 0;
     return page.length > 0;
@@ -157,10 +186,10 @@ export class MergedHistory {
         const head = r.head;
         if (!head) continue;
         if (!best) best = r;
-        else if (head.tick.time_msc < (best.head as ReplayTick).tick.time_msc) {
-          bound = (best.head as ReplayTick).tick.time_msc;
+        else if (head.time_msc < (best.head as ReplayTick).time_msc) {
+          bound = (best.head as ReplayTick).time_msc;
           best = r;
-        } else bound = Math.min(bound, head.tick.time_msc);
+        } else bound = Math.min(bound, head.time_msc);
       }
       if (!best) break;
       // A tie with a later-listed symbol goes to best (listed first); with an earlier one, handled
@@ -168,14 +197,14 @@ export class MergedHistory {
       const tieOk = this.readers.indexOf(best);
       do {
         out.push(best.take());
-      } while (out.length < max && best.head !== undefined && (best.head.tick.time_msc < bound || (best.head.tick.time_msc === bound && this.listedBeforeAllAt(tieOk, bound))));
+      } while (out.length < max && best.head !== undefined && (best.head.time_msc < bound || (best.head.time_msc === bound && this.listedBeforeAllAt(tieOk, bound))));
     }
     return out;
   }
 
   /** Reader i comes before every other reader whose head is at `ms`. */
   private listedBeforeAllAt(i: number, ms: number): boolean {
-    for (let j = 0; j < i; j++) if (this.readers[j]?.head?.tick.time_msc === ms) return false;
+    for (let j = 0; j < i; j++) if (this.readers[j]?.head?.time_msc === ms) return false;
     return true;
   }
 }

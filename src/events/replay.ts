@@ -114,9 +114,9 @@ export async function runReplay(
       if (plan.speed > 0) {
         const now = performance.now();
         due = sent;
-        while (due < batch.length && began + ((batch[due] as ReplayTick).tick.time_msc - t0) / plan.speed <= now) due++;
+        while (due < batch.length && began + ((batch[due] as ReplayTick).time_msc - t0) / plan.speed <= now) due++;
         if (due === sent) {
-          const wait = began + ((batch[due] as ReplayTick).tick.time_msc - t0) / plan.speed - now;
+          const wait = began + ((batch[due] as ReplayTick).time_msc - t0) / plan.speed - now;
           await new Promise((r) => setTimeout(r, Math.min(PACE_STEP_MS, Math.max(1, Math.ceil(wait)))));
           if (sink.closed()) return 'stopped';
           continue;
@@ -131,7 +131,7 @@ export async function runReplay(
         const i = index.get(t.symbol) as number;
         if (moved.has(i)) continue;
         moved.add(i);
-        at[i] = { time_msc: t.tick.time_msc, seq: t.seq };
+        at[i] = { time_msc: t.time_msc, seq: t.seq };
       }
       sent = due;
       if (caughtUp()) {

@@ -240,15 +240,15 @@ export class EventSession {
         for (const t of batch) {
           const i = this.index.get(t.symbol) as number;
           // One symbol: the id is the tick's own position (formatEventId's answer, without the cursor objects).
-          if (one) this.id = `${t.tick.time_msc}-${t.seq}`;
+          if (one) this.id = `${t.time_msc}-${t.seq}`;
           else {
-            this.sent[i] = { time_msc: t.tick.time_msc, seq: t.seq };
+            this.sent[i] = { time_msc: t.time_msc, seq: t.seq };
             this.id = formatEventId(this.sent);
           }
           text += `id: ${this.id}\nevent: tick\ndata: {"symbol":${symbolJson.get(t.symbol) as string},${t.json}\n\n`;
         }
         const last = batch.at(-1);
-        if (one && last) this.sent[0] = { time_msc: last.tick.time_msc, seq: last.seq };
+        if (one && last) this.sent[0] = { time_msc: last.time_msc, seq: last.seq };
         sentTicks += batch.length;
         return sse.pushWaitEncoded(Buffer.from(text, 'utf8'));
       },

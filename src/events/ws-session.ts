@@ -108,7 +108,7 @@ function tickMessage(symbol: string, tick: Tick, seq: number): Buffer {
 
 /** A history tick's message (sent to one client: not cached). */
 function tickMessageOnce(t: ReplayTick): string {
-  return `{"event":"tick","event_id":"${t.tick.time_msc}-${t.seq}","data":{"symbol":${JSON.stringify(t.symbol)},${t.json}}`;
+  return `{"event":"tick","event_id":"${t.time_msc}-${t.seq}","data":{"symbol":${JSON.stringify(t.symbol)},${t.json}}`;
 }
 
 /** Likewise per depth update (the book feed hands every listener the same object). */

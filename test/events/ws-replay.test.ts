@@ -1,6 +1,7 @@
 // GET /ws subscribe with `start`: a replay from history that runs into live (or ends at `end`),
 // through the real server on loopback with the `ws` package's client, on the busy test clock
 // (test/helpers/live-sim.ts). The same seam as GET /events?start= (test/events/replay.test.ts).
+import { tableFromIPC } from 'apache-arrow';
 import t, { type Test } from 'tap';
 
 import type { TickData } from '../helpers/sse.js';
@@ -76,6 +77,22 @@ void forEachAdapter(t, async (t, adapter) => {
     d.send({ op: 'subscribe', symbols: ['BTCUSD'], start: iso(start), end: iso(end), since: all[k]?.event_id });
     await d.next('replay-end', patience(2_000));
     t.same(ticksOf(d.messages).map(fieldsOf), all.slice(k + 1).map(fieldsOf), 'since: the ticks after it, each once');
+  });
+
+  t.test('format arrow: the replay as Arrow frames, the same ticks', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const c = await WsClient.open(wsUrl(srv));
+    t.teardown(() => c.close());
+    const end = sim.now() - 5_000;
+    const start = end - 20_000;
+    c.send({ op: 'subscribe', symbols: SYMBOLS, start: iso(start), end: iso(end), format: 'arrow' });
+    await c.next('replay-end', patience(2_000));
+    const rows = c.of('binary').flatMap((m) => tableFromIPC(m.data as Uint8Array).toArray().map((r) => r.toJSON() as Record<string, unknown>));
+    for (const symbol of SYMBOLS) {
+      const mine = rows.filter((r) => r.symbol === symbol);
+      const history = await rangeRows(srv, symbol, start, end);
+      t.same(mine.map((r) => [Number(r.time_msc), r.bid, r.ask]), history.map((h) => [h.time_msc, h.bid, h.ask]), `${symbol}: the span in Arrow`);
+    }
   });
 
   t.test('speed 1 stays in history and paces; other messages are answered meanwhile', async (t) => {
