@@ -4,7 +4,7 @@
 // here as on the simulator (test/events/replay.test.ts), over GET /events and GET /ws alike.
 import t, { type Test } from 'tap';
 
-import { Bridge, freePort, prepareVenv, startGateway, waitFor } from '../helpers/bridge.js';
+import { prepareVenv, steppedBridge, type SteppedBridge } from '../helpers/bridge.js';
 import { SseClient, type TickData } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 import { patience } from '../helpers/patience.js';
@@ -15,7 +15,7 @@ const fieldsOf = (tick: Record<string, number> | TickData): Record<string, numbe
 const iso = (ms: number): string => new Date(ms).toISOString();
 const SYMBOLS = ['EURUSD', 'GBPUSD'];
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = SteppedBridge['gw'];
 
 /** Each symbol's ticks are exactly its history from `fromMs` to the last tick seen, once each. */
 async function sameAsHistory(t: Test, gw: Gateway, ticks: readonly TickData[], fromMs: number, what: string): Promise<void> {
@@ -34,19 +34,7 @@ if (skip) {
   t.plan(0, `bridge tests need Python 3 with venv: ${skip}`);
 } else {
   t.test('a replay from a bridge: history, replay-complete, live; SSE and WebSocket', async (t) => {
-    const port = await freePort();
-    const bridge = await Bridge.start(port, undefined, { hooked: true });
-    t.teardown(() => bridge.kill());
-    await bridge.hook('_configure', [], { tick_rate: 40 });
-    const gw = await startGateway(t, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
-    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
-    t.ok(up, 'the bridge has its terminal');
-    const advance = async (steps: number): Promise<void> => {
-      for (let i = 0; i < steps; i++) {
-        await bridge.hook('_advance', [1000]);
-        await new Promise((r) => setTimeout(r, 60));
-      }
-    };
+    const { gw, advance } = await steppedBridge(t, 40);
     await advance(3);
     const now = ((await (await gw.get('/symbols/EURUSD/tick')).json()) as TickData).time_msc;
     const start = now - 2_000;

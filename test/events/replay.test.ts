@@ -11,6 +11,7 @@ import type { TickData } from '../helpers/sse.js';
 import { problemOf, SseClient } from '../helpers/sse.js';
 import { forEachAdapter, serve, type TestServer } from '../helpers/server.js';
 import { liveSimTerminal } from '../helpers/live-sim.js';
+import { fieldsOf, iso, rangeRows, realTimeCheck, TICK_FIELDS as FIELDS } from '../helpers/tick-history.js';
 import { patience } from '../helpers/patience.js';
 import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
@@ -20,17 +21,9 @@ const sim = liveSimTerminal();
 const live = sim.terminal;
 t.teardown(() => sim.close());
 
-const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
-const fieldsOf = (tick: TickData): Record<string, number> => Object.fromEntries(FIELDS.map((f) => [f, tick[f]]));
-const iso = (ms: number): string => new Date(ms).toISOString();
 const POLL_MS = 50;
 const env = { TRADEAPI_EVENTS_POLL_MS: String(POLL_MS) };
 const SYMBOLS = ['BTCUSD', 'EURUSD'];
-
-async function rangeRows(srv: TestServer, symbol: string, fromMs: number, toMs: number): Promise<Array<Record<string, number>>> {
-  const res = await srv.get(`/ticks/range?symbol=${symbol}&date_from=${iso(fromMs)}&date_to=${iso(toMs)}`);
-  return ((await res.json()) as Array<Record<string, number>>).map((r) => Object.fromEntries(FIELDS.map((f) => [f, r[f] as number])));
-}
 
 type Tagged = TickData & { id: string | undefined };
 
@@ -141,21 +134,10 @@ void forEachAdapter(t, async (t, adapter) => {
     const opened = performance.now();
     const c = await SseClient.open(`${srv.base}/events?symbols=${SYMBOLS.join(',')}&start=${iso(start)}&speed=1`);
     t.teardown(() => c.close());
-    let ahead = 0;
-    let seen = 0;
     // Checked on every batch the client reads: a tick stamped t may only have come (t - start) ms after the request.
-    await c.waitFor(
-      () => {
-        const { ticks } = split(c);
-        const elapsed = performance.now() - opened;
-        for (const k of ticks.slice(seen)) if (k.time_msc - start > elapsed) ahead++;
-        seen = ticks.length;
-        return seen >= 10;
-      },
-      (await sim.nthTickAfter(SYMBOLS, 10, { fromMs: start })) - start + patience(1_000),
-      '10 paced ticks',
-    );
-    t.equal(ahead, 0, 'no tick before its time');
+    const check = realTimeCheck(() => split(c).ticks, start, opened, 10);
+    await c.waitFor(check.until, (await sim.nthTickAfter(SYMBOLS, 10, { fromMs: start })) - start + patience(1_000), '10 paced ticks');
+    t.equal(check.ahead(), 0, 'no tick before its time');
     t.notOk(c.messages.some((m) => m.event === 'replay-complete'), 'still in history');
   });
 

@@ -8,24 +8,17 @@ import type { TickData } from '../helpers/sse.js';
 import { forEachAdapter, serve, type TestServer } from '../helpers/server.js';
 import { WsClient, type ServerMessage } from '../helpers/ws.js';
 import { liveSimTerminal } from '../helpers/live-sim.js';
+import { fieldsOf, iso, rangeRows, realTimeCheck } from '../helpers/tick-history.js';
 import { patience } from '../helpers/patience.js';
 
 const sim = liveSimTerminal();
 const live = sim.terminal;
 t.teardown(() => sim.close());
 
-const FIELDS = ['time', 'bid', 'ask', 'last', 'volume', 'time_msc', 'flags', 'volume_real'] as const;
-const fieldsOf = (tick: TickData): Record<string, number> => Object.fromEntries(FIELDS.map((f) => [f, tick[f]]));
-const iso = (ms: number): string => new Date(ms).toISOString();
 const POLL_MS = 50;
 const env = { TRADEAPI_EVENTS_POLL_MS: String(POLL_MS) };
 const SYMBOLS = ['BTCUSD', 'EURUSD'];
 const wsUrl = (srv: TestServer): string => `${srv.base.replace(/^http/, 'ws')}/ws`;
-
-async function rangeRows(srv: TestServer, symbol: string, fromMs: number, toMs: number): Promise<Array<Record<string, number>>> {
-  const res = await srv.get(`/ticks/range?symbol=${symbol}&date_from=${iso(fromMs)}&date_to=${iso(toMs)}`);
-  return ((await res.json()) as Array<Record<string, number>>).map((r) => Object.fromEntries(FIELDS.map((f) => [f, r[f] as number])));
-}
 
 const ticksOf = (messages: readonly ServerMessage[]): Array<TickData & { event_id: string }> =>
   messages.filter((m) => m.event === 'tick').map((m) => ({ ...(m.data as TickData), event_id: m.event_id as string }));
@@ -102,20 +95,9 @@ void forEachAdapter(t, async (t, adapter) => {
     const start = sim.now() - 60_000;
     const opened = performance.now();
     c.send({ op: 'subscribe', symbols: SYMBOLS, start: iso(start), speed: 1 });
-    let ahead = 0;
-    let seen = 0;
-    await c.waitFor(
-      () => {
-        const ticks = ticksOf(c.messages);
-        const elapsed = performance.now() - opened;
-        for (const k of ticks.slice(seen)) if (k.time_msc - start > elapsed) ahead++;
-        seen = ticks.length;
-        return seen >= 6;
-      },
-      (await sim.nthTickAfter(SYMBOLS, 6, { fromMs: start })) - start + patience(1_000),
-      '6 paced ticks',
-    );
-    t.equal(ahead, 0, 'no tick before its time');
+    const check = realTimeCheck(() => ticksOf(c.messages), start, opened, 6);
+    await c.waitFor(check.until, (await sim.nthTickAfter(SYMBOLS, 6, { fromMs: start })) - start + patience(1_000), '6 paced ticks');
+    t.equal(check.ahead(), 0, 'no tick before its time');
     c.send({ op: 'ping', id: 'p' });
     await c.next('pong', patience(1_000));
     t.equal(c.of('replay-complete').length, 0, 'still in history');
