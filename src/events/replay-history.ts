@@ -73,9 +73,21 @@ async function rowsJson(native: NativeJsonAddon | null, chunk: TickChunk): Promi
 export const REPLAY_PAGE_ROWS = 16_384;
 const MIN_PAGE_ROWS = 256;
 
+/** One page as read: its new ticks, whether history ran out (short) or past `end`. */
+interface Page {
+  readonly ticks: ReplayTick[];
+  readonly exhausted: boolean;
+  readonly ended: boolean;
+}
+
 class SymbolHistory {
   private page: ReplayTick[] = [];
   private next = 0;
+  /**
+   * The next page, read while this one is sent (the terminal's worker, or the bridge's round trip,
+   * works meanwhile): at most two pages per symbol are held.
+   */
+  private ahead: Promise<Page> | undefined;
   /** The last read came back short: nothing more as of then (refresh() reads again). */
   exhausted = false;
   /** Past `end`: nothing more, ever. */
@@ -88,6 +100,8 @@ class SymbolHistory {
     public at: TickCursor,
     private readonly endMsc: number | undefined,
     private readonly pageRows: number,
+    /** Told as each read of this symbol's history is issued. */
+    private readonly onRead: () => void,
   ) {}
 
   get head(): ReplayTick | undefined {
@@ -103,18 +117,37 @@ class SymbolHistory {
     return !this.exhausted && !this.ended;
   }
 
-  /** Reads the next page; false when it held no new tick. */
+  /** Takes the next page (read ahead, or read now) and starts reading the one after; false when it held no new tick. */
   async load(): Promise<boolean> {
+    const page = await (this.ahead ?? this.read(this.at));
+    this.ahead = undefined;
+    this.exhausted = page.exhausted;
+    this.ended = page.ended;
+    const last = page.ticks.at(-1);
+    if (last) this.at = { time_msc: last.time_msc, seq: last.seq };
+    this.page = page.ticks;
+    this.next = 0;
+    if (this.open) {
+      this.ahead = this.read(this.at);
+      this.ahead.catch(() => undefined); // surfaced by the next load(); never unhandled if none comes
+    }
+    return page.ticks.length > 0;
+  }
+
+  /** The page after `at`. */
+  private async read(at: TickCursor): Promise<Page> {
+    this.onRead();
     const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
-    const want = this.at.seq + 1 + this.pageRows;
-    const series = await this.terminal.copyTicksFrom(this.symbol, this.at.time_msc, want, all, { chunkRows: Math.min(want, 65_536) });
-    const page: ReplayTick[] = [];
+    const want = at.seq + 1 + this.pageRows;
+    const series = await this.terminal.copyTicksFrom(this.symbol, at.time_msc, want, all, { chunkRows: Math.min(want, 65_536) });
+    const ticks: ReplayTick[] = [];
     const native = await loadNativeJson();
     let rows = 0;
-    let ms = this.at.time_msc;
+    let ended = false;
+    let ms = at.time_msc;
     let seq = -1; // index in `ms` of the row at hand
     try {
-      for (let chunk = await series.next(); chunk; chunk = await series.next()) {
+      for (let chunk = await series.next(); chunk && !ended; chunk = await series.next()) {
         const json = await rowsJson(native, chunk);
         const times = chunk.time_msc;
         for (let i = 0; i < chunk.rows; i++) {
@@ -122,24 +155,18 @@ class SymbolHistory {
           rows++;
           seq = time === ms ? seq + 1 : 0;
           ms = time;
-          if (time === this.at.time_msc && seq <= this.at.seq) continue; // read before
+          if (time === at.time_msc && seq <= at.seq) continue; // read before
           if (this.endMsc !== undefined && time > this.endMsc) {
-            this.ended = true;
+            ended = true;
             break;
           }
-          page.push(new ReplayTick(this.symbol, seq, time, json[i] as string, chunk, i));
+          ticks.push(new ReplayTick(this.symbol, seq, time, json[i] as string, chunk, i));
         }
-        if (this.ended) break;
       }
     } finally {
       series.close();
     }
-    this.exhausted = !this.ended && rows < want;
-    const last = page.at(-1);
-    if (last) this.at = { time_msc: last.time_msc, seq: last.seq };
-    this.page = page;
-    this.next = 0;
-    return page.length > 0;
+    return { ticks, ended, exhausted: !ended && rows < want };
   }
 }
 
@@ -147,9 +174,10 @@ class SymbolHistory {
 export class MergedHistory {
   private readonly readers: SymbolHistory[];
 
-  constructor(terminal: Terminal, symbols: readonly string[], from: readonly TickCursor[], endMsc?: number) {
+  /** `onRead(i)` is told as each read of symbol i's history is issued. */
+  constructor(terminal: Terminal, symbols: readonly string[], from: readonly TickCursor[], endMsc: number | undefined, onRead: (i: number) => void) {
     const pageRows = Math.max(MIN_PAGE_ROWS, Math.floor(REPLAY_PAGE_ROWS / Math.max(1, symbols.length)));
-    this.readers = symbols.map((s, i) => new SymbolHistory(terminal, s, from[i] as TickCursor, endMsc, pageRows));
+    this.readers = symbols.map((s, i) => new SymbolHistory(terminal, s, from[i] as TickCursor, endMsc, pageRows, () => onRead(i)));
   }
 
   /**
@@ -166,19 +194,13 @@ export class MergedHistory {
     for (const r of this.readers) if (!r.ended) r.exhausted = false;
   }
 
-  /**
-   * Up to `max` ticks in time order (ties in the symbols' order); [] once every symbol's history has
-   * run out as of its last read. `beforeRead(i)` is told just before symbol i's page is read.
-   */
-  async next(max: number, beforeRead: (i: number) => void): Promise<ReplayTick[]> {
+  /** Up to `max` ticks in time order (ties in the symbols' order); [] once every symbol's history has run out as of its last read. */
+  async next(max: number): Promise<ReplayTick[]> {
     const out: ReplayTick[] = [];
     while (out.length < max) {
       // Every symbol that may still have ticks shows its head before one is picked.
-      for (const [i, r] of this.readers.entries()) {
-        while (r.head === undefined && r.open) {
-          beforeRead(i);
-          await r.load();
-        }
+      for (const r of this.readers) {
+        while (r.head === undefined && r.open) await r.load();
       }
       let best: SymbolHistory | undefined;
       let bound = Infinity; // the earliest head of the others: best's ticks before it go as one run

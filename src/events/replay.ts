@@ -72,11 +72,11 @@ export async function runReplay(
   live: (() => readonly (TickCursor | undefined)[]) | undefined,
   sink: ReplaySink,
 ): Promise<ReplayOutcome> {
-  const history = new MergedHistory(terminal, symbols, from, plan.endMsc);
-  const at = from.slice();
-  const index = new Map(symbols.map((s, i) => [s, i]));
   // The feed's position when each symbol's latest read was made (see the top of this file).
   const liveAtRead: Array<TickCursor | undefined> = symbols.map(() => undefined);
+  const history = new MergedHistory(terminal, symbols, from, plan.endMsc, (i) => (liveAtRead[i] = live?.()[i]));
+  const at = from.slice();
+  const index = new Map(symbols.map((s, i) => [s, i]));
   const caughtUp = (): boolean => {
     if (!live) return false;
     const feed = live();
@@ -93,7 +93,7 @@ export async function runReplay(
       sink.live(at);
       return 'live';
     }
-    const batch = await history.next(REPLAY_BATCH_TICKS, (i) => (liveAtRead[i] = live?.()[i]));
+    const batch = await history.next(REPLAY_BATCH_TICKS);
     if (sink.closed()) return 'stopped';
     if (batch.length === 0) {
       if (!live) return 'end';
