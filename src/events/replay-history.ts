@@ -175,8 +175,15 @@ export class MergedHistory {
   private readonly readers: SymbolHistory[];
 
   /** `onRead(i)` is told as each read of symbol i's history is issued. */
-  constructor(terminal: Terminal, symbols: readonly string[], from: readonly TickCursor[], endMsc: number | undefined, onRead: (i: number) => void) {
-    const pageRows = Math.max(MIN_PAGE_ROWS, Math.floor(REPLAY_PAGE_ROWS / Math.max(1, symbols.length)));
+  constructor(
+    terminal: Terminal,
+    symbols: readonly string[],
+    from: readonly TickCursor[],
+    endMsc: number | undefined,
+    onRead: (i: number) => void,
+    /** Ticks per page and symbol (tests make pages small to cross their edges). */
+    pageRows = Math.max(MIN_PAGE_ROWS, Math.floor(REPLAY_PAGE_ROWS / Math.max(1, symbols.length))),
+  ) {
     this.readers = symbols.map((s, i) => new SymbolHistory(terminal, s, from[i] as TickCursor, endMsc, pageRows, () => onRead(i)));
   }
 

@@ -350,7 +350,8 @@ export class WsSession {
     if (this.replay) throw validationError(`a replay of ${this.replay.symbols.join(',')} is running on this connection; one at a time (unsubscribe its symbols to stop it)`);
     const taken = msg.symbols.filter((s) => this.tickSymbols.includes(s));
     if (taken.length > 0) throw validationError(`${taken.join(',')} already has live ticks on this connection: a replay takes symbols the connection does not have yet`);
-    if (msg.since !== undefined) await this.options.chargeCatchUp?.();
+    // A replay reads history as a catch-up does: in read-only mode it counts towards the rate limit.
+    await this.options.chargeCatchUp?.();
     const symbols = msg.symbols;
     // Resumed inside a replay (`since`): from the client's position, never before the start.
     const from = symbols.map((s, i) => {
