@@ -22,19 +22,27 @@ import type { FeedTick, TickCursor } from './tick-feed.js';
 import type { Tick } from '../terminal/records.js';
 
 /**
- * A history tick: its time and seq, its row's JSON after the opening brace (`"time":…}`), and the
- * Tick record made only when asked (an Arrow frame needs it; SSE and JSON frames do not): a replay
- * moves a million ticks a second, and a record per tick was most of its garbage.
+ * A history tick: its time and seq, its row's JSON after the opening brace (`"time":…}`, bytes
+ * [jsonStart, jsonEnd) of the page's encoded rows: no string per tick), and the Tick record made
+ * only when asked (an Arrow frame needs it; SSE and JSON frames do not). A replay moves up to a
+ * million ticks a second; a record and a string per tick were most of its garbage.
  */
 export class ReplayTick implements FeedTick {
   constructor(
     readonly symbol: string,
     readonly seq: number,
     readonly time_msc: number,
-    readonly json: string,
+    readonly rows: Buffer,
+    readonly jsonStart: number,
+    readonly jsonEnd: number,
     private readonly chunk: TickChunk,
     private readonly row: number,
   ) {}
+
+  /** The row's JSON after its opening brace, as a string. */
+  get json(): string {
+    return this.rows.toString('latin1', this.jsonStart, this.jsonEnd);
+  }
 
   get tick(): Tick {
     const c = this.chunk;
@@ -54,19 +62,19 @@ export class ReplayTick implements FeedTick {
 
 const jsInRows = rowsJsonOf('ticks');
 
-/** Each row of `chunk` as JSON after its opening brace: the addon's encoder, else the same text made here. */
-async function rowsJson(native: NativeJsonAddon | null, chunk: TickChunk): Promise<string[]> {
-  const bytes = native ? await native.jsonRows('ticks', chunk, 0, chunk.rows, true) : jsInRows(chunk, 0, chunk.rows, true);
-  // `[{row},{row}…`: rows are flat objects, so each '}' closes one.
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  const rows: string[] = new Array<string>(chunk.rows);
+/** The rows of `chunk` as JSON (`[{row},{row}…`), with where each row's text after its brace ends: the addon's encoder, else the same text made here. */
+async function rowsJson(native: NativeJsonAddon | null, chunk: TickChunk): Promise<{ bytes: Buffer; ends: Uint32Array }> {
+  const raw = native ? await native.jsonRows('ticks', chunk, 0, chunk.rows, true) : jsInRows(chunk, 0, chunk.rows, true);
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  // Rows are flat objects: each '}' closes one; row i's text runs from 2 bytes after the previous '}'.
+  const ends = new Uint32Array(chunk.rows);
   let from = 2;
   for (let i = 0; i < chunk.rows; i++) {
-    const end = text.indexOf('}', from);
-    rows[i] = text.slice(from, end + 1);
-    from = end + 3;
+    const end = bytes.indexOf(0x7d, from) + 1;
+    ends[i] = end;
+    from = end + 2;
   }
-  return rows;
+  return { bytes, ends };
 }
 
 /** Ticks per page read from history, shared among the symbols (each reads at least MIN_PAGE_ROWS). */
@@ -148,7 +156,7 @@ class SymbolHistory {
     let seq = -1; // index in `ms` of the row at hand
     try {
       for (let chunk = await series.next(); chunk && !ended; chunk = await series.next()) {
-        const json = await rowsJson(native, chunk);
+        const { bytes, ends } = await rowsJson(native, chunk);
         const times = chunk.time_msc;
         for (let i = 0; i < chunk.rows; i++) {
           const time = Number(times[i]);
@@ -160,7 +168,7 @@ class SymbolHistory {
             ended = true;
             break;
           }
-          ticks.push(new ReplayTick(this.symbol, seq, time, json[i] as string, chunk, i));
+          ticks.push(new ReplayTick(this.symbol, seq, time, bytes, i === 0 ? 2 : (ends[i - 1] as number) + 2, ends[i] as number, chunk, i));
         }
       }
     } finally {

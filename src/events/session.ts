@@ -43,6 +43,11 @@ export interface SessionRequest {
   readonly replay?: ReplayPlan | undefined;
 }
 
+/** The most bytes of a replayed event but its row and symbol: `id: \nevent: tick\ndata: {"symbol":,` and the two line ends (36), and a one-symbol id. */
+const EVENT_HEAD_BYTES = 80;
+/** The most bytes each symbol adds to an id: `,<delta of up to 16 digits and a sign>-<seq of up to 9 digits>`. */
+const ID_BYTES_PER_SYMBOL = 30;
+
 /** Made once per tick however many clients send it (the feed hands every client the same Tick object). */
 const jsonOfTick = new WeakMap<Tick, string>();
 
@@ -231,12 +236,19 @@ export class EventSession {
    * Each history batch is encoded into one buffer and queued when the client has room.
    */
   private async replay(sse: SseStream, plan: ReplayPlan): Promise<void> {
-    const symbolJson = new Map(this.request.symbols.map((s) => [s, JSON.stringify(s)]));
+    // Symbol names as JSON, in latin1 (a name outside it is escaped: JSON.stringify of \u escapes is ASCII).
+    const symbolJson = new Map(this.request.symbols.map((s) => [s, JSON.stringify(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)]));
+    const maxSymbolJson = Math.max(...[...symbolJson.values()].map((j) => j.length));
     let sentTicks = 0;
     const outcome = await runReplay(this.terminal, this.request.symbols, this.sent, plan, this.feedAt && (() => this.feedAt ?? []), {
       ticks: (batch) => {
-        let text = '';
+        // Written straight into one buffer: the head of each event as text, its row's JSON as the
+        // bytes the encoder made (replay-history.ts).
         const one = this.sent.length === 1;
+        let size = 0;
+        for (const t of batch) size += t.jsonEnd - t.jsonStart;
+        const out = Buffer.allocUnsafe(size + batch.length * (EVENT_HEAD_BYTES + maxSymbolJson + (one ? 0 : this.sent.length * ID_BYTES_PER_SYMBOL)));
+        let at = 0;
         for (const t of batch) {
           const i = this.index.get(t.symbol) as number;
           // One symbol: the id is the tick's own position (formatEventId's answer, without the cursor objects).
@@ -245,12 +257,15 @@ export class EventSession {
             this.sent[i] = { time_msc: t.time_msc, seq: t.seq };
             this.id = formatEventId(this.sent);
           }
-          text += `id: ${this.id}\nevent: tick\ndata: {"symbol":${symbolJson.get(t.symbol) as string},${t.json}\n\n`;
+          at += out.write(`id: ${this.id}\nevent: tick\ndata: {"symbol":${symbolJson.get(t.symbol) as string},`, at, 'latin1');
+          at += t.rows.copy(out, at, t.jsonStart, t.jsonEnd);
+          out[at++] = 0x0a;
+          out[at++] = 0x0a;
         }
         const last = batch.at(-1);
         if (one && last) this.sent[0] = { time_msc: last.time_msc, seq: last.seq };
         sentTicks += batch.length;
-        return sse.pushWaitEncoded(Buffer.from(text, 'utf8'));
+        return sse.pushWaitEncoded(out.subarray(0, at));
       },
       closed: () => sse.isClosed,
       live: () => {
