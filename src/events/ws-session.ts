@@ -290,8 +290,10 @@ export class WsSession {
       case 'unsubscribe': {
         const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys(), ...(this.replay?.symbols ?? [])])];
         // A replay of any of these stops (a replay into live also leaves with its symbols' ticks).
-        if (this.replay && msg.kinds.includes('tick') && symbols.some((s) => this.replay?.symbols.includes(s))) this.stopReplay();
+        const stopping = this.replay && msg.kinds.includes('tick') && symbols.some((s) => this.replay?.symbols.includes(s)) ? this.replay : undefined;
+        if (stopping) stopping.stopped = true;
         await this.unsubscribe(symbols, msg.kinds);
+        if (stopping && this.replay === stopping) this.stopReplay();
         this.reply({ event: 'unsubscribed', symbols, kinds: msg.kinds, subscriptions: this.subscriptions() }, msg.id);
         return;
       }
@@ -400,11 +402,23 @@ export class WsSession {
       });
   }
 
-  /** The replay stops (at its next step) and its place is free at once. */
+  /**
+   * The replay stops (at its next step) and its place is free at once. Its symbols that stay
+   * subscribed go live from the feed's position: what history had not sent yet is announced as a
+   * gap {"reason":"replay-stopped","symbol","from_msc","to_msc"} (a span to fetch from /ticks/range).
+   */
   private stopReplay(): void {
     if (!this.replay) return;
     this.replay.stopped = true;
-    for (const s of this.replay.symbols) this.replaying.delete(s);
+    for (const s of this.replay.symbols) {
+      const feed = this.replaying.get(s);
+      this.replaying.delete(s);
+      const last = this.sent.get(s);
+      if (feed && last && isAfter(feed, last)) {
+        this.sent.set(s, feed);
+        this.conn?.send(JSON.stringify({ event: 'gap', data: { reason: 'replay-stopped', symbol: s, from_msc: last.time_msc, to_msc: feed.time_msc } }));
+      }
+    }
     this.replay = undefined;
   }
 
@@ -415,10 +429,21 @@ export class WsSession {
     const outcome = await runReplay(this.terminal, symbols, from, plan, intoLive ? () => symbols.map((s) => this.replaying.get(s)) : undefined, {
       closed: gone,
       ticks: async (batch) => {
-        if (gone()) return false;
-        ticks += batch.length;
-        if (this.tickFormat === 'arrow') return this.sendWait(liveTicksIpc(batch), false);
-        for (const t of batch) if (!(await this.sendWait(tickMessageOnce(t), true))) return false;
+        // Where each symbol stands as its ticks go out, for a replay stopped before the seam (stopReplay).
+        const sent = (t: ReplayTick): void => {
+          if (intoLive && this.replaying.has(t.symbol)) this.sent.set(t.symbol, { time_msc: t.time_msc, seq: t.seq });
+        };
+        if (this.tickFormat === 'arrow') {
+          if (gone()) return false;
+          ticks += batch.length;
+          batch.forEach(sent);
+          return this.sendWait(liveTicksIpc(batch), false);
+        }
+        for (const t of batch) {
+          if (gone() || !(await this.sendWait(tickMessageOnce(t), true))) return false;
+          ticks++;
+          sent(t);
+        }
         return true;
       },
       live: (at) => {

@@ -103,6 +103,10 @@ void forEachAdapter(t, async (t, adapter) => {
     t.equal(c.of('replay-complete').length, 0, 'still in history');
     c.send({ op: 'unsubscribe', symbols: ['BTCUSD'], id: 'u' });
     await c.next('unsubscribed', patience(1_000));
+    const gap = c.of('gap').at(-1)?.data as { reason: string; symbol: string; from_msc: number; to_msc: number } | undefined;
+    t.match(gap, { reason: 'replay-stopped', symbol: 'EURUSD' }, "EURUSD stays and goes live: the history it did not get is a gap");
+    const lastEur = ticksOf(c.messages).filter((k) => k.symbol === 'EURUSD').at(-1);
+    t.equal(gap?.from_msc, lastEur?.time_msc ?? start, 'from its last tick sent');
     c.send({ op: 'subscribe', symbols: ['USDJPY'], start: iso(start), id: 's' });
     const again = await c.next('subscribed', patience(1_000));
     t.same(again.symbols, ['USDJPY'], 'unsubscribing stopped the replay: another may start');
