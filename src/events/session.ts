@@ -65,9 +65,10 @@ export function tickJson(symbol: string, tick: Tick): string {
 const num = (x: number): string | number => (Number.isFinite(x) ? x : 'null');
 
 /**
- * tickJson without the cache, for ticks sent to one client only (a replay's history), written out
- * rather than through JSON.stringify of an object: the replay's hot path. `symbolJson` is the
- * symbol as a JSON string. The fields are TickColumns', in order (a test holds the two equal).
+ * tickJson without the cache, written out rather than through JSON.stringify of an object (once per
+ * tick however many clients, but every tick of every watched symbol). `symbolJson` is the symbol as
+ * a JSON string. The fields are TickColumns', in order; test/events/replay.test.ts holds the text
+ * equal to JSON.stringify's (and a replayed tick's data, from the series encoder, equal to it).
  */
 export function tickJsonOnce(symbolJson: string, k: Tick): string {
   return `{"symbol":${symbolJson},"time":${num(k.time)},"bid":${num(k.bid)},"ask":${num(k.ask)},"last":${num(k.last)},"volume":${num(k.volume)},"time_msc":${num(k.time_msc)},"flags":${num(k.flags)},"volume_real":${num(k.volume_real)}}`;
