@@ -42,7 +42,7 @@ export const FULL_TIER_EXPORT_FILES = ['test/cli/export.test.ts', 'test/cli/expo
  * the runner refuses to start otherwise, so that a new suite is never silently left out.
  */
 const TAP_OWNERS = [
-  ['bridge', /^test\/(bridge\/|events\/(ws-)?bridge\.test\.ts$)/],
+  ['bridge', /^test\/(bridge\/|events\/(ws-|replay-)?bridge\.test\.ts$)/],
   ['addon', /^test\/(terminal|encode)\//],
   // examples.test.ts runs examples/ with the venv that the interop stage makes from exactly
   // examples/requirements.txt (in the HTTP stage it would find no such venv on a first run, and skip).
@@ -53,7 +53,7 @@ const TAP_OWNERS = [
 ];
 
 /** The HTTP suites that the second adapter stage runs (the adapter-independent rest ran once already). */
-const ADAPTER_SUITES = ['test/http', 'test/readonly', 'test/hardening', 'test/events/ws.test.ts', 'test/events/ws-slow-consumer.test.ts', 'test/events/sse.test.ts', 'test/mcp/mcp.test.ts', 'test/mcp/protocol.test.ts'];
+const ADAPTER_SUITES = ['test/http', 'test/readonly', 'test/hardening', 'test/events/ws.test.ts', 'test/events/ws-slow-consumer.test.ts', 'test/events/sse.test.ts', 'test/events/replay.test.ts', 'test/events/ws-replay.test.ts', 'test/mcp/mcp.test.ts', 'test/mcp/protocol.test.ts'];
 
 /** The suites that wait for live ticks or read the wall clock: the weekend-clock stage runs them on a Saturday. */
 const WEEKEND_FILES = [/^test\/events\/(sse|ws|tick-feed|slow-consumer|ws-slow-consumer)\.test\.ts$/, /^test\/examples\/tour\.test\.ts$/, /^test\/cli\/export\.test\.ts$/, /^test\/metrics\//];

@@ -86,6 +86,7 @@ export class EventChannels implements LiveChannels {
       instance: req.path,
       // Live ticks held during a `since` catch-up: as for GET /events, what the queue would take.
       catchup: { catchupMs, catchupTicks, pendingTicks: Math.max(1_000, Math.floor(queueBytes / 64)) },
+      clock: this.config,
       onUnexpectedError: (err) => this.logger.error({ id, err }, 'unexpected error in a websocket message'),
     });
     res.onAborted(() => session.abandon());

@@ -16,12 +16,13 @@
 // case, since clients on the same symbols advance in step - and each stream queues that shared
 // buffer in one write. A stream in another position (still converging after a resume) gets its
 // own encoding of the same delivery.
-import { TickColumns, type Tick } from '../terminal/records.js';
+import type { Tick } from '../terminal/records.js';
 import type { BookFeed, BookUpdate } from './book-feed.js';
 import { type FeedTick, type TickCursor, type TickFeed, type TickSubscription } from './tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
 import { catchUpSymbol, type CatchUpGap } from './catch-up.js';
 import { formatEventId, isAfter } from './event-id.js';
+import { runReplay, startCursor, type ReplayPlan } from './replay.js';
 import { frameText, type CloseReason, type SseStream } from './sse.js';
 
 export type EventKind = 'tick' | 'book';
@@ -38,7 +39,14 @@ export interface SessionRequest {
   readonly kinds: ReadonlySet<EventKind>;
   /** From Last-Event-ID, one per symbol (ticks only). */
   readonly resumeFrom?: readonly TickCursor[] | undefined;
+  /** `start=`: history from there (or from resumeFrom, inside it), then live unless it has an end (replay.ts). */
+  readonly replay?: ReplayPlan | undefined;
 }
+
+/** The most bytes of a replayed event but its row and symbol: `id: \nevent: tick\ndata: {"symbol":,` and the two line ends (36), and a one-symbol id. */
+const EVENT_HEAD_BYTES = 80;
+/** The most bytes each symbol adds to an id: `,<delta of up to 16 digits and a sign>-<seq of up to 9 digits>`. */
+const ID_BYTES_PER_SYMBOL = 30;
 
 /** Made once per tick however many clients send it (the feed hands every client the same Tick object). */
 const jsonOfTick = new WeakMap<Tick, string>();
@@ -47,12 +55,23 @@ const jsonOfTick = new WeakMap<Tick, string>();
 export function tickJson(symbol: string, tick: Tick): string {
   let json = jsonOfTick.get(tick);
   if (json === undefined) {
-    const out: Record<string, unknown> = { symbol };
-    for (const [name] of TickColumns) out[name] = tick[name as keyof Tick];
-    json = JSON.stringify(out);
+    json = tickJsonOnce(JSON.stringify(symbol), tick);
     jsonOfTick.set(tick, json);
   }
   return json;
+}
+
+/** A number as JSON.stringify writes it (a tick holds no NaN, but never write invalid JSON). */
+const num = (x: number): string | number => (Number.isFinite(x) ? x : 'null');
+
+/**
+ * tickJson without the cache, written out rather than through JSON.stringify of an object (once per
+ * tick however many clients, but every tick of every watched symbol). `symbolJson` is the symbol as
+ * a JSON string. The fields are TickColumns', in order; test/events/replay.test.ts holds the text
+ * equal to JSON.stringify's (and a replayed tick's data, from the series encoder, equal to it).
+ */
+export function tickJsonOnce(symbolJson: string, k: Tick): string {
+  return `{"symbol":${symbolJson},"time":${num(k.time)},"bid":${num(k.bid)},"ask":${num(k.ask)},"last":${num(k.last)},"volume":${num(k.volume)},"time_msc":${num(k.time_msc)},"flags":${num(k.flags)},"volume_real":${num(k.volume_real)}}`;
 }
 
 /** A delivery encoded for streams starting at one position: the events, and where they leave the stream. */
@@ -91,6 +110,8 @@ export class EventSession {
   private pending: FeedTick[] | undefined;
   private pendingDropped = 0;
   private closeBook: (() => void) | undefined;
+  /** During a replay's history: the feed's latest position per symbol (its deliveries are not held); undefined: live. */
+  private feedAt: Array<TickCursor | undefined> | undefined;
 
   private constructor(
     private readonly terminal: Terminal,
@@ -99,15 +120,23 @@ export class EventSession {
     private ticks: TickSubscription | undefined,
   ) {
     request.symbols.forEach((s, i) => this.index.set(s, i));
+    const replay = request.replay;
     this.sent = request.symbols.map((s, i) => {
       const live = ticks?.cursors.get(s) as TickCursor;
       const resume = request.resumeFrom?.[i];
+      if (replay) {
+        // Resumed inside a replay: from the client's position, never before the start.
+        const start = startCursor(replay);
+        const from = resume && isAfter(resume, start) ? resume : start;
+        return live && isAfter(from, live) ? live : from;
+      }
       // A position past the symbol's latest tick names ticks that do not exist (an id from another
       // terminal, or made up): start from live, or the stream would stay silent until then.
       return resume && live && !isAfter(resume, live) ? resume : live;
     });
     this.id = formatEventId(this.sent);
-    if (request.resumeFrom && ticks) this.pending = [];
+    if (replay && ticks) this.feedAt = request.symbols.map((s) => ticks.cursors.get(s));
+    else if (request.resumeFrom && ticks) this.pending = [];
   }
 
   /**
@@ -117,7 +146,9 @@ export class EventSession {
   static async open(feeds: { ticks: TickFeed; books: BookFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
     let session: EventSession | undefined;
     const onTicks = (ticks: readonly FeedTick[]): void => session?.onLive(ticks);
-    const ticks = request.kinds.has('tick') ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
+    // A replay with an end never goes live: it needs no feed.
+    const live = request.kinds.has('tick') && request.replay?.endMsc === undefined;
+    const ticks = live ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
     session = new EventSession(terminal, request, limits, ticks);
     if (request.kinds.has('book')) {
       const s = session;
@@ -130,7 +161,8 @@ export class EventSession {
   async run(sse: SseStream): Promise<CloseReason> {
     this.sse = sse;
     try {
-      if (this.pending) await this.catchUp(sse);
+      if (this.request.replay) await this.replay(sse, this.request.replay);
+      else if (this.pending) await this.catchUp(sse);
       return await sse.closed;
     } finally {
       this.close();
@@ -145,6 +177,11 @@ export class EventSession {
   }
 
   private onLive(ticks: readonly FeedTick[]): void {
+    if (this.feedAt) {
+      // Replaying: these will be read from history (or were); only where the feed is matters.
+      for (const t of ticks) this.feedAt[this.index.get(t.symbol) as number] = { time_msc: t.tick.time_msc, seq: t.seq };
+      return;
+    }
     if (this.pending) {
       for (const t of ticks) {
         if (this.pending.length < this.limits.pendingTicks) this.pending.push(t);
@@ -192,6 +229,56 @@ export class EventSession {
     this.sent[i] = at;
     this.id = formatEventId(this.sent);
     return { event: 'tick', id: this.id, data: tickJson(symbol, tick) };
+  }
+
+  /**
+   * History from the start (or the resumed position) at the pace asked, then live with one
+   * `replay-complete` marker at the seam; with an end, one `replay-end` marker and the stream ends.
+   * Each history batch is encoded into one buffer and queued when the client has room.
+   */
+  private async replay(sse: SseStream, plan: ReplayPlan): Promise<void> {
+    // Symbol names as JSON, in latin1 (a name outside it is escaped: JSON.stringify of \u escapes is ASCII).
+    const symbolJson = new Map(this.request.symbols.map((s) => [s, JSON.stringify(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)]));
+    const maxSymbolJson = Math.max(...[...symbolJson.values()].map((j) => j.length));
+    let sentTicks = 0;
+    const outcome = await runReplay(this.terminal, this.request.symbols, this.sent, plan, this.feedAt && (() => this.feedAt ?? []), {
+      ticks: (batch) => {
+        // Written straight into one buffer: the head of each event as text, its row's JSON as the
+        // bytes the encoder made (replay-history.ts).
+        const one = this.sent.length === 1;
+        let size = 0;
+        for (const t of batch) size += t.jsonEnd - t.jsonStart;
+        const out = Buffer.allocUnsafe(size + batch.length * (EVENT_HEAD_BYTES + maxSymbolJson + (one ? 0 : this.sent.length * ID_BYTES_PER_SYMBOL)));
+        let at = 0;
+        for (const t of batch) {
+          const i = this.index.get(t.symbol) as number;
+          // One symbol: the id is the tick's own position (formatEventId's answer, without the cursor objects).
+          if (one) this.id = `${t.time_msc}-${t.seq}`;
+          else {
+            this.sent[i] = { time_msc: t.time_msc, seq: t.seq };
+            this.id = formatEventId(this.sent);
+          }
+          at += out.write(`id: ${this.id}\nevent: tick\ndata: {"symbol":${symbolJson.get(t.symbol) as string},`, at, 'latin1');
+          at += t.rows.copy(out, at, t.jsonStart, t.jsonEnd);
+          out[at++] = 0x0a;
+          out[at++] = 0x0a;
+        }
+        const last = batch.at(-1);
+        if (one && last) this.sent[0] = { time_msc: last.time_msc, seq: last.seq };
+        sentTicks += batch.length;
+        return sse.pushWaitEncoded(out.subarray(0, at));
+      },
+      closed: () => sse.isClosed,
+      live: () => {
+        // Synchronously: the next delivery passes the "after the last position sent" filter.
+        this.feedAt = undefined;
+        sse.pushControl({ event: 'replay-complete', data: JSON.stringify({ id: this.id, ticks: sentTicks }) });
+      },
+    });
+    if (outcome === 'end') {
+      sse.pushControl({ event: 'replay-end', data: JSON.stringify({ id: this.id, ticks: sentTicks }) });
+      sse.end('ended');
+    }
   }
 
   /**

@@ -135,13 +135,30 @@ export class SseStream implements Sweepable {
   }
 
   /** Queues an event, waiting for room instead of dropping (catch-up from history). False once closed. */
-  async pushWait(e: SseEvent): Promise<boolean> {
-    const bytes = frame(e);
+  pushWait(e: SseEvent): Promise<boolean> {
+    return this.pushWaitEncoded(frame(e));
+  }
+
+  /**
+   * Queues events already encoded (a replay's batch), waiting for room instead of dropping: the
+   * queue may then hold one such batch beyond its bound, never more. False once closed.
+   */
+  async pushWaitEncoded(bytes: Uint8Array): Promise<boolean> {
     while (!this.done && !this.ending && (this.dropped > 0 || (this.queuedBytes > 0 && this.queuedBytes + bytes.byteLength > this.options.queueBytes))) {
       await new Promise<void>((r) => this.roomWaiters.push(r));
     }
     if (this.done || this.ending) return false;
     this.enqueue(bytes);
+    return true;
+  }
+
+  /**
+   * Queues a small control event whatever the queue holds, at once (never dropped, never waiting):
+   * a marker that must go out exactly between what was queued before and what comes after.
+   */
+  pushControl(e: SseEvent): boolean {
+    if (this.done || this.ending) return false;
+    this.enqueue(frame(e));
     return true;
   }
 

@@ -4,7 +4,10 @@
 import type { TickCursor } from './tick-feed.js';
 import { MAX_EVENT_ID_CHARS, parseEventId } from './event-id.js';
 import type { EventKind } from './session.js';
+import { parseIsoUtc } from '../http/params.js';
 import { preview } from '../http/preview.js';
+import type { ReplayAsk } from './replay-plan.js';
+import { MAX_SPEED } from './replay.js';
 import { ProblemError, validationError } from '../http/problem.js';
 
 export const WS_KINDS: readonly EventKind[] = ['tick', 'book'];
@@ -21,14 +24,23 @@ export type ClientMessage =
    * format undefined: the connection's tick format stays as it is (JSON to begin with). since: the
    * client's last position per symbol (from the `since` member, an event id), to catch up from.
    */
-  | { op: 'subscribe'; id: MessageId; symbols: string[]; kinds: EventKind[]; format: WsFormat | undefined; since: TickCursor[] | undefined }
+  | {
+      op: 'subscribe';
+      id: MessageId;
+      symbols: string[];
+      kinds: EventKind[];
+      format: WsFormat | undefined;
+      since: TickCursor[] | undefined;
+      /** `start` (and `end`, `speed`): a replay; checked into a plan by the session (replay-plan.ts). */
+      replay: ReplayAsk | undefined;
+    }
   /** symbols / kinds undefined: all of them. */
   | { op: 'unsubscribe'; id: MessageId; symbols: string[] | undefined; kinds: EventKind[] };
 
 const MEMBERS: Readonly<Record<ClientMessage['op'], readonly string[]>> = {
   auth: ['op', 'id', 'key'],
   ping: ['op', 'id'],
-  subscribe: ['op', 'id', 'symbols', 'kinds', 'format', 'since'],
+  subscribe: ['op', 'id', 'symbols', 'kinds', 'format', 'since', 'start', 'end', 'speed'],
   unsubscribe: ['op', 'id', 'symbols', 'kinds'],
 };
 const SYMBOL_MAX_CHARS = 64;
@@ -70,7 +82,7 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
           throw validationError(`member "format" must be one of ${FORMATS.join(', ')}; received ${preview(m.format)}`);
         }
         const kinds = kindList(m.kinds) ?? ['tick'];
-        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: sinceOf(m.since, symbols, kinds) };
+        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: sinceOf(m.since, symbols, kinds), replay: replayOf(m) };
       }
       case 'unsubscribe':
         return { op: 'unsubscribe', id, symbols: symbolList(m.symbols, Number.MAX_SAFE_INTEGER), kinds: kindList(m.kinds) ?? [...WS_KINDS] };
@@ -123,6 +135,23 @@ function sinceOf(raw: unknown, symbols: readonly string[], kinds: readonly Event
   }
   if (!kinds.includes('tick')) throw validationError('member "since" resumes ticks: it needs "tick" in member "kinds"');
   return parseEventId(raw, symbols, 'member "since"');
+}
+
+/** The replay members as given (instants as ms); their sense is checked by replayPlan. */
+function replayOf(m: Record<string, unknown>): ReplayAsk | undefined {
+  if (m.start === undefined && m.end === undefined && m.speed === undefined) return undefined;
+  const instant = (name: 'start' | 'end'): number | undefined => {
+    const raw = m[name];
+    if (raw === undefined) return undefined;
+    const ms = typeof raw === 'string' ? parseIsoUtc(raw) : undefined;
+    if (ms === undefined) throw validationError(`member "${name}" must be an ISO 8601 UTC timestamp ending in Z, e.g. 2024-01-10T00:00:00Z; received ${preview(raw)}`);
+    return ms;
+  };
+  const speed = m.speed;
+  if (speed !== undefined && (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0 || speed > MAX_SPEED)) {
+    throw validationError(`member "speed" must be a number from 0 to ${MAX_SPEED}; received ${preview(speed)}`);
+  }
+  return { start: instant('start'), end: instant('end'), speed };
 }
 
 function kindList(raw: unknown): EventKind[] | undefined {

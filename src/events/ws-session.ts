@@ -32,7 +32,11 @@ import type { KeyCheck } from '../http/policy.js';
 import { catchUpSymbol, type CatchUpGap, type CatchUpLimits } from './catch-up.js';
 import { toProblem } from '../http/errors-map.js';
 import { isAfter } from './event-id.js';
+import { replayPlan, type ReplayAsk } from './replay-plan.js';
+import { runReplay, startCursor, type ReplayPlan } from './replay.js';
 import { tickJson, type EventKind } from './session.js';
+import type { ReplayTick } from './replay-history.js';
+import type { Config } from '../config/index.js';
 import type { EventHub } from './hub.js';
 import { problem, ProblemError, validationError, type Problem } from '../http/problem.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
@@ -66,6 +70,8 @@ export interface WsSessionOptions {
   instance: string;
   /** Bounds of a subscribe's `since` catch-up (TRADEAPI_EVENTS_CATCHUP_*), and live ticks held meanwhile. */
   catchup: CatchUpLimits & { pendingTicks: number };
+  /** Whose clock a replay's "in the future" is judged on (replay-plan.ts). */
+  clock: Pick<Config, 'serverTz' | 'terminal' | 'simServerTz'>;
   /** A message failed for a reason that is no problem of the client's (a bug): for the log, since the client only hears "internal". */
   onUnexpectedError: (err: unknown) => void;
 }
@@ -98,6 +104,11 @@ function tickMessage(symbol: string, tick: Tick, seq: number): Buffer {
     messageOfTick.set(tick, bytes);
   }
   return bytes;
+}
+
+/** A history tick's message (sent to one client: not cached). */
+function tickMessageOnce(t: ReplayTick): string {
+  return `{"event":"tick","event_id":"${t.time_msc}-${t.seq}","data":{"symbol":${JSON.stringify(t.symbol)},${t.json}}`;
 }
 
 /** Likewise per depth update (the book feed hands every listener the same object). */
@@ -137,6 +148,13 @@ export class WsSession {
   private pendingDropped = 0;
   /** Senders waiting for the transport's buffer to drain (a catch-up). */
   private drainWaiters: Array<() => void> = [];
+  /**
+   * Symbols of a replay running into live, with the feed's latest position of each (its deliveries
+   * are not held: history has them); a symbol leaves at the seam (replay.ts).
+   */
+  private readonly replaying = new Map<string, TickCursor | undefined>();
+  /** The replay running on this connection (one at a time), and whether it was told to stop. */
+  private replay: { symbols: readonly string[]; stopped: boolean } | undefined;
 
   constructor(
     private readonly hub: EventHub,
@@ -257,6 +275,10 @@ export class WsSession {
         this.reply({ event: 'pong' }, msg.id);
         return;
       case 'subscribe': {
+        if (msg.replay) {
+          await this.startReplay(msg);
+          return;
+        }
         if (msg.since !== undefined) await this.options.chargeCatchUp?.();
         const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
         const latest = await this.subscribe(msg.symbols, msg.kinds, resume);
@@ -266,8 +288,12 @@ export class WsSession {
         return;
       }
       case 'unsubscribe': {
-        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys()])];
+        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys(), ...(this.replay?.symbols ?? [])])];
+        // A replay of any of these stops (a replay into live also leaves with its symbols' ticks).
+        const stopping = this.replay && msg.kinds.includes('tick') && symbols.some((s) => this.replay?.symbols.includes(s)) ? this.replay : undefined;
+        if (stopping) stopping.stopped = true;
         await this.unsubscribe(symbols, msg.kinds);
+        if (stopping && this.replay === stopping) this.stopReplay();
         this.reply({ event: 'unsubscribed', symbols, kinds: msg.kinds, subscriptions: this.subscriptions() }, msg.id);
         return;
       }
@@ -289,15 +315,7 @@ export class WsSession {
         `this would make ${current.size + fresh.length} symbols on this connection (${current.size} already); one connection takes at most ${this.options.maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`,
       );
     }
-    // Every symbol must exist: an error now, rather than a subscription that never says anything.
-    await Promise.all(
-      fresh.map((s) =>
-        this.terminal.symbolInfo(s).catch(async (e: unknown) => {
-          if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(this.terminal, s, { cause: e.message });
-          throw e;
-        }),
-      ),
-    );
+    await this.mustExist(fresh);
     if (this.done || this.closing) return latest;
     if (kinds.includes('tick')) {
       // (`since` of a symbol already subscribed is moot: its ticks are flowing.)
@@ -310,6 +328,134 @@ export class WsSession {
       }
     }
     return latest;
+  }
+
+  /** Every symbol must exist: an error now, rather than a subscription that never says anything. */
+  private async mustExist(symbols: readonly string[]): Promise<void> {
+    await Promise.all(
+      symbols.map((s) =>
+        this.terminal.symbolInfo(s).catch(async (e: unknown) => {
+          if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(this.terminal, s, { cause: e.message });
+          throw e;
+        }),
+      ),
+    );
+  }
+
+  /**
+   * A subscribe with `start`: replies, then runs the replay beside the connection's other work (a
+   * replay at speed 1 may last for days: other messages are answered meanwhile). Without `end` the
+   * symbols join the tick subscription now, their live ticks skipped until history has caught up.
+   */
+  private async startReplay(msg: Extract<ClientMessage, { op: 'subscribe' }>): Promise<void> {
+    const plan = replayPlan(msg.replay as ReplayAsk, msg.kinds, 'member', this.options.clock) as ReplayPlan;
+    if (this.replay) throw validationError(`a replay of ${this.replay.symbols.join(',')} is running on this connection; one at a time (unsubscribe its symbols to stop it)`);
+    const taken = msg.symbols.filter((s) => this.tickSymbols.includes(s));
+    if (taken.length > 0) throw validationError(`${taken.join(',')} already has live ticks on this connection: a replay takes symbols the connection does not have yet`);
+    // A replay reads history as a catch-up does: in read-only mode it counts towards the rate limit.
+    await this.options.chargeCatchUp?.();
+    const symbols = msg.symbols;
+    // Resumed inside a replay (`since`): from the client's position, never before the start.
+    const from = symbols.map((s, i) => {
+      const resume = msg.since?.[i];
+      return resume && isAfter(resume, startCursor(plan)) ? resume : startCursor(plan);
+    });
+    const intoLive = plan.endMsc === undefined;
+    if (intoLive) {
+      // Replaying before the feed is joined: no delivery can reach the client before history.
+      for (const s of symbols) this.replaying.set(s, undefined);
+      try {
+        await this.subscribe(symbols, ['tick']);
+      } catch (e) {
+        for (const s of symbols) this.replaying.delete(s);
+        throw e;
+      }
+      if (this.done || this.closing) return;
+      for (const [i, s] of symbols.entries()) {
+        // Where the feed is for it: its latest delivery if one came already, else where it began.
+        const feed = this.replaying.get(s) ?? (this.sent.get(s) as TickCursor);
+        this.replaying.set(s, feed);
+        this.sent.set(s, isAfter(from[i] as TickCursor, feed) ? feed : (from[i] as TickCursor));
+      }
+    } else {
+      await this.mustExist(symbols);
+    }
+    if (msg.format !== undefined) this.tickFormat = msg.format;
+    const replay = { symbols, stopped: false };
+    this.replay = replay;
+    const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+    this.reply(
+      {
+        event: 'subscribed',
+        symbols,
+        kinds: ['tick'],
+        format: this.tickFormat,
+        subscriptions: this.subscriptions(),
+        replay: { start: iso(plan.startMsc), end: iso(plan.endMsc), speed: plan.speed },
+      },
+      msg.id,
+    );
+    void this.runReplay(replay, intoLive ? symbols.map((s) => this.sent.get(s) as TickCursor) : from, plan, intoLive)
+      .catch((e: unknown) => this.fail(e))
+      .finally(() => {
+        if (this.replay === replay) this.stopReplay();
+      });
+  }
+
+  /**
+   * The replay stops (at its next step) and its place is free at once. Its symbols that stay
+   * subscribed go live from the feed's position: what history had not sent yet is announced as a
+   * gap {"reason":"replay-stopped","symbol","from_msc","to_msc"} (a span to fetch from /ticks/range).
+   */
+  private stopReplay(): void {
+    if (!this.replay) return;
+    this.replay.stopped = true;
+    for (const s of this.replay.symbols) {
+      const feed = this.replaying.get(s);
+      this.replaying.delete(s);
+      const last = this.sent.get(s);
+      if (feed && last && isAfter(feed, last)) {
+        this.sent.set(s, feed);
+        this.conn?.send(JSON.stringify({ event: 'gap', data: { reason: 'replay-stopped', symbol: s, from_msc: last.time_msc, to_msc: feed.time_msc } }));
+      }
+    }
+    this.replay = undefined;
+  }
+
+  private async runReplay(replay: { symbols: readonly string[]; stopped: boolean }, from: readonly TickCursor[], plan: ReplayPlan, intoLive: boolean): Promise<void> {
+    const { symbols } = replay;
+    let ticks = 0;
+    const gone = (): boolean => this.done || !!this.closing || replay.stopped || (intoLive && symbols.some((s) => !this.replaying.has(s)));
+    const outcome = await runReplay(this.terminal, symbols, from, plan, intoLive ? () => symbols.map((s) => this.replaying.get(s)) : undefined, {
+      closed: gone,
+      ticks: async (batch) => {
+        // Where each symbol stands as its ticks go out, for a replay stopped before the seam (stopReplay).
+        const sent = (t: ReplayTick): void => {
+          if (intoLive && this.replaying.has(t.symbol)) this.sent.set(t.symbol, { time_msc: t.time_msc, seq: t.seq });
+        };
+        if (this.tickFormat === 'arrow') {
+          if (gone()) return false;
+          ticks += batch.length;
+          batch.forEach(sent);
+          return this.sendWait(liveTicksIpc(batch), false);
+        }
+        for (const t of batch) {
+          if (gone() || !(await this.sendWait(tickMessageOnce(t), true))) return false;
+          ticks++;
+          sent(t);
+        }
+        return true;
+      },
+      live: (at) => {
+        // Synchronously: the next delivery passes the "after the last position sent" filter.
+        for (const [i, s] of symbols.entries()) {
+          this.sent.set(s, at[i] as TickCursor);
+          this.replaying.delete(s);
+        }
+        this.conn?.send(JSON.stringify({ event: 'replay-complete', data: { symbols, ticks } }));
+      },
+    });
+    if (outcome === 'end' && !this.done && !this.closing) await this.sendWait(JSON.stringify({ event: 'replay-end', data: { symbols, ticks } }));
   }
 
   private async unsubscribe(symbols: readonly string[], kinds: readonly EventKind[]): Promise<void> {
@@ -431,6 +577,12 @@ export class WsSession {
     let skipped = false;
     conn.cork(() => {
       for (const t of ticks) {
+        if (this.replaying.has(t.symbol)) {
+          // Replaying: history has these (or will); only where the feed is matters.
+          this.replaying.set(t.symbol, { time_msc: t.tick.time_msc, seq: t.seq });
+          skipped = true;
+          continue;
+        }
         const waiting = this.catching.get(t.symbol);
         if (waiting) {
           // Caught up from history first; these follow it.
@@ -589,6 +741,7 @@ export class WsSession {
     this.tickSub = undefined;
     this.sent.clear();
     this.catching.clear();
+    this.replaying.clear();
     this.tickSymbols = [];
     for (const close of this.books.values()) close();
     this.books.clear();

@@ -3,12 +3,15 @@
 import { Type } from '@sinclair/typebox';
 
 import { MAX_EVENT_ID_CHARS, parseEventId } from '../events/event-id.js';
+import { MAX_SPEED, type ReplayPlan } from '../events/replay.js';
 import { EventSession, type EventKind } from '../events/session.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
+import { Param } from '../http/params.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
 import { TerminalError } from '../terminal/errors.js';
+import { replayPlan } from '../events/replay-plan.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
 const KINDS: readonly EventKind[] = ['tick', 'book'];
@@ -18,6 +21,9 @@ const description = `Server-Sent Events (\`Accept: text/event-stream\`), until t
 - \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
 - \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
 - a comment line as heartbeat after TRADEAPI_EVENTS_HEARTBEAT_MS (15 s) without an event.
+- \`replay-complete\` / \`replay-end\` (with \`start\`): \`{"id", "ticks"}\` (the last history tick's id, the history ticks sent) where a replay's history meets live ticks, or where a replay with \`end\` ends (the stream then closes).
+
+Replay (\`start\`): the ticks from that instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal; read a page at a time), merged in time order, with the ids live ticks have, then live ticks, with no hole and no repeat at the seam. \`speed\` paces the history (0: as fast as the client reads; 1: real time; at 1 or less a replay from the past stays in history); \`end\` makes a pure replay. Last-Event-ID resumes inside it.
 
 Every tick event has an \`id\`: the position of every listed symbol, \`<time_msc>-<seq>\` for one symbol (seq: the tick's index within its millisecond), with \`,<delta>-<seq>\` per further symbol. A client that reconnects with \`Last-Event-ID\` (EventSource does it by itself) first gets the ticks it missed, from the terminal's history (at most TRADEAPI_EVENTS_CATCHUP_MS back and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones, without duplicates.
 
@@ -27,6 +33,7 @@ const wsDescription = `A WebSocket (RFC 6455) carrying the same live events as G
 
 Client messages (JSON text frames; \`id\`, a number or a string, is optional and echoed in the reply):
 - \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}\` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → \`{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}\`. Resume: an optional \`"since"\`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of \`symbols\`; for one symbol, that tick's \`event_id\`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a \`gap\` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed \`since\` gets an \`error\` event (400). In read-only mode every subscribe with \`since\` counts as one request towards the rate limit (over it: a 429 \`error\` event, nothing subscribed).
+- Replay: \`{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}\` (optional \`end\`, \`since\`; the refusals of GET /events?start=) → \`subscribed\` with a \`replay\` member, the history ticks, then \`{"event":"replay-complete","data":{"symbols","ticks"}}\` and live ticks, or with \`end\` a \`replay-end\` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
 - \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
 - \`{"op":"ping"}\` → \`{"event":"pong"}\`; \`{"op":"auth","key":"…"}\` → \`{"event":"authenticated"}\` (the right key only; see above).
 
@@ -48,6 +55,20 @@ export const eventRoutes: readonly Route[] = [
     query: {
       symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
       kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
+      start: Type.Optional(
+        Param.date(
+          'Replay: the ticks from this instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal), as the same tick events with the same ids as live ones, then live ticks with one replay-complete event at the seam (no hole, no repeat). Not in the future; not with kinds=book (depth has no history).',
+        ),
+      ),
+      end: Type.Optional(Param.date('With start: a pure replay that ends. The stream closes after the last tick at or before this instant, with a replay-end event. Not before start, not in the future.')),
+      speed: Type.Optional(
+        Type.Number({
+          minimum: 0,
+          maximum: MAX_SPEED,
+          description: 'With start: the pace of the history part. 0 (default): as fast as the client reads; 1: real time; 10: ten times real time. At speed 1 or less a replay from the past stays in history.',
+          examples: [0, 1, 100],
+        }),
+      ),
     },
     headers: [
       {
@@ -80,6 +101,7 @@ export const eventRoutes: readonly Route[] = [
       if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
         throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
       }
+      const replay: ReplayPlan | undefined = replayPlan(query, kinds, 'query parameter', config);
       const lastEventId = header('last-event-id');
       const resumeFrom = kinds.has('tick') && lastEventId !== undefined && lastEventId.trim() !== '' ? parseEventId(lastEventId, symbols) : undefined;
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
@@ -91,7 +113,7 @@ export const eventRoutes: readonly Route[] = [
           }),
         ),
       );
-      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom }, {
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay }, {
         catchupMs,
         catchupTicks,
         // Live ticks held while a catch-up is sent: as many as the client's queue would take.

@@ -4,7 +4,7 @@
 // so the feed's de-duplication at the boundary of a poll is exercised through the real protocol.
 import t from 'tap';
 
-import { Bridge, freePort, prepareVenv, startGateway, waitFor } from '../helpers/bridge.js';
+import { prepareVenv, steppedBridge } from '../helpers/bridge.js';
 import { SseClient, type TickData } from '../helpers/sse.js';
 import { patience } from '../helpers/patience.js';
 
@@ -19,23 +19,10 @@ if (skip) {
   t.plan(0, `bridge tests need Python 3 with venv: ${skip}`);
 } else {
   t.test('ticks from a bridge: live, resumed, and equal to the history', async (t) => {
-    const port = await freePort();
-    const bridge = await Bridge.start(port, undefined, { hooked: true });
-    t.teardown(() => bridge.kill());
-    // Many ticks a second, so that some share a millisecond (before the gateway connects: it resets the stand-in).
-    await bridge.hook('_configure', [], { tick_rate: 40 });
-    const gw = await startGateway(t, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
+    // Many ticks a second, so that some share a millisecond; the clock moves on in steps, each
+    // making about a second of ticks appear at once.
+    const { gw, advance } = await steppedBridge(t, 40);
     const url = `${gw.base}/events?symbols=${SYMBOLS.join(',')}`;
-    // _configure dropped the stand-in's connection: wait for the bridge to have reconnected.
-    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
-    t.ok(up, 'the bridge has its terminal');
-    // The clock moves on in steps; each step makes about a second of ticks appear at once.
-    const advance = async (steps: number): Promise<void> => {
-      for (let i = 0; i < steps; i++) {
-        await bridge.hook('_advance', [1000]);
-        await new Promise((r) => setTimeout(r, 60));
-      }
-    };
 
     const first = await SseClient.open(url);
     t.equal(first.status, 200);

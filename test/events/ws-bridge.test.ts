@@ -5,7 +5,7 @@
 // reconnect with `since` gets exactly what it missed (at a tick rate where ticks share milliseconds).
 import t from 'tap';
 
-import { Bridge, freePort, prepareVenv, startGateway, waitFor } from '../helpers/bridge.js';
+import { prepareVenv, steppedBridge, waitFor } from '../helpers/bridge.js';
 import type { TickData } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 import { patience } from '../helpers/patience.js';
@@ -37,19 +37,7 @@ if (skip) {
   t.plan(0, `bridge tests need Python 3 with venv: ${skip}`);
 } else {
   t.test('WebSocket from a bridge: ticks of the subscribed symbols, depth until unsubscribed', async (t) => {
-    const port = await freePort();
-    const bridge = await Bridge.start(port, undefined, { hooked: true });
-    t.teardown(() => bridge.kill());
-    await bridge.hook('_configure', [], { tick_rate: 10 });
-    const gw = await startGateway(t, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
-    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
-    t.ok(up, 'the bridge has its terminal');
-    const advance = async (steps: number): Promise<void> => {
-      for (let i = 0; i < steps; i++) {
-        await bridge.hook('_advance', [1000]);
-        await sleep(60);
-      }
-    };
+    const { gw, advance } = await steppedBridge(t, 10);
     // The feed's baseline is each symbol's latest tick. One that has none yet starts from node's
     // clock, which scripts/clock/on.sh moves days past the stand-in's (Python keeps the real one):
     // let every subscribed symbol tick once first, as any quoted symbol has on a real terminal.
@@ -115,19 +103,7 @@ if (skip) {
   });
 
   t.test('WebSocket from a bridge: a reconnect with since gets what it missed, then live', async (t) => {
-    const port = await freePort();
-    const bridge = await Bridge.start(port, undefined, { hooked: true });
-    t.teardown(() => bridge.kill());
-    await bridge.hook('_configure', [], { tick_rate: 40 }); // some ticks share a millisecond
-    const gw = await startGateway(t, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
-    const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
-    t.ok(up, 'the bridge has its terminal');
-    const advance = async (steps: number): Promise<void> => {
-      for (let i = 0; i < steps; i++) {
-        await bridge.hook('_advance', [1000]);
-        await sleep(60);
-      }
-    };
+    const { gw, advance } = await steppedBridge(t, 40); // some ticks share a millisecond
     const url = `${gw.base.replace(/^http/, 'ws')}/ws`;
 
     const first = await WsClient.open(url);

@@ -225,3 +225,33 @@ export async function startGateway(tt: Test, port: number, secret = SECRET, opti
 export async function gateway(tt: Test, port: number, secret = SECRET): Promise<Get> {
   return (await startGateway(tt, port, secret)).get;
 }
+
+/** A hooked bridge whose clock a test moves on, and a gateway in front of it polling every `pollMs`. */
+export interface SteppedBridge {
+  readonly bridge: Bridge;
+  readonly gw: Awaited<ReturnType<typeof startGateway>>;
+  /** Moves the stand-in's clock on a second at a time, `steps` times: each step's ticks appear at once. */
+  advance(steps: number): Promise<void>;
+}
+
+/**
+ * For the live-event suites over a bridge: the stand-in making `tickRate` ticks a second (set before
+ * the gateway connects: configuring resets the stand-in's connection), a gateway polling every
+ * 20 ms, up once the bridge has its terminal again; both stopped at the end of `tt`.
+ */
+export async function steppedBridge(tt: Test, tickRate: number): Promise<SteppedBridge> {
+  const port = await freePort();
+  const bridge = await Bridge.start(port, undefined, { hooked: true });
+  tt.teardown(() => bridge.kill());
+  await bridge.hook('_configure', [], { tick_rate: tickRate });
+  const gw = await startGateway(tt, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
+  const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
+  tt.ok(up, 'the bridge has its terminal');
+  const advance = async (steps: number): Promise<void> => {
+    for (let i = 0; i < steps; i++) {
+      await bridge.hook('_advance', [1000]);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+  };
+  return { bridge, gw, advance };
+}

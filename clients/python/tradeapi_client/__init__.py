@@ -3,12 +3,14 @@
 * ``import tradeapi_client.mt5 as mt5`` — a drop-in for ``import MetaTrader5 as mt5``.
 * ``from tradeapi_client import aio`` — the same functions as coroutines (``asyncio.gather`` them).
 * ``stream_ticks(symbols)`` / ``stream_book(symbols)`` — live events, resumed after a reconnect.
+* ``replay(symbols, start, speed=0, end=None)`` — ticks from history that run on into live.
 * ``to_pandas(result)`` — a DataFrame with UTC ``datetime64[ns]`` time columns (needs pandas).
 * ``to_polars(result)`` — a polars DataFrame with UTC ``Datetime('ms')`` time columns (needs polars).
 """
 from ._events import stream_book, stream_ticks
 from ._pandas import to_pandas
 from ._polars import to_polars
+from .replay import replay
 
 __version__ = "0.1.0"
-__all__ = ["stream_ticks", "stream_book", "to_pandas", "to_polars", "__version__"]
+__all__ = ["stream_ticks", "stream_book", "replay", "to_pandas", "to_polars", "__version__"]

@@ -51,10 +51,16 @@ class _Stream(Generic[_T]):
         headers = {"Cache-Control": "no-cache"}
         if self.last_event_id:
             headers["Last-Event-ID"] = self.last_event_id
-        resp, conn = self.gateway.open("GET", "/events", {"symbols": ",".join(self.symbols), "kinds": self.kinds},
+        query = {"symbols": ",".join(self.symbols), "kinds": self.kinds}
+        query.update(self._query())
+        resp, conn = self.gateway.open("GET", "/events", query,
                                        accept="text/event-stream", timeout=self.gateway.timeout, headers=headers)
         conn.deadline, conn.idle = None, self.idle_timeout  # an endless body: each receive may wait this long
         self._resp, self._conn = resp, conn
+
+    def _query(self) -> Dict[str, str]:
+        """More query parameters of the stream (a replay's start, end and speed)."""
+        return {}
 
     def _drop(self) -> None:
         if self._conn is not None:
@@ -155,9 +161,12 @@ class TickStream(_Stream[Tuple[str, Tick]]):
         while True:
             name, data = self._next_event()
             if name == "tick":
-                return data["symbol"], cast(Tick, from_json("Tick", data, self.clock.out))
+                return self._tick(data)
             if name == "gap":
                 self.gaps.append(data)
+
+    def _tick(self, data: Dict[str, Any]) -> Tuple[str, Tick]:
+        return data["symbol"], cast(Tick, from_json("Tick", data, self.clock.out))
 
     gaps = ()  # type: ignore[assignment]  # stream_ticks() gives each stream its list
 
