@@ -11,6 +11,8 @@ namespace tradeapi::napi {
 // {rows, time: BigInt64Array, bid: Float64Array, ...} in the numpy dtype's field order.
 Napi::Object ToJs(Napi::Env env, TickColumns&& chunk);
 Napi::Object ToJs(Napi::Env env, RateColumns&& chunk);
+// One uint16 column (a merged chunk's symbol ids) as a Uint16Array, released like the others.
+Napi::Value ToJs(Napi::Env env, Column<uint16_t>&& column);
 
 // releaseColumns(chunk): for each of chunk's own properties that is a typed array over a buffer
 // ToJs made (and not released yet), detaches the buffer and gives its storage back to the pool at

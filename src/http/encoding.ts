@@ -29,6 +29,7 @@ export async function encodeReply(format: Format, reply: DataReply, busy = false
         rowGroupRows: STREAM_ROW_GROUP_ROWS,
         jsonPieceRows: STREAM_JSON_PIECE_ROWS,
         ...(busy ? { parallelism: 1 } : {}),
+        ...(reply.symbols ? { symbols: reply.symbols } : {}),
       };
       return reply.which === 'ticks' ? encodeSeries(format, 'ticks', reply.series, options) : encodeSeries(format, 'rates', reply.series, options);
     }

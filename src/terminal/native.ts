@@ -136,6 +136,19 @@ export interface NativeAddon {
   releaseColumns?(chunk: object): number;
   /** The column pool's state (tests, benchmarks). */
   columnPoolStats?(): ColumnPoolStats;
+  /** The k-way merge of several symbols' chunks (binding/napi/merge_js.cpp). Absent in addons built before it. */
+  SeriesMerger?: new (kind: 'ticks' | 'rates', outRows: number) => NativeSeriesMerger;
+}
+
+/** One merge of several symbols' series (merged-series.ts): each merge() on the thread pool, one at a time. */
+export interface NativeSeriesMerger {
+  /**
+   * Merges on from each source's row `from` (every window non-empty) up to the first window emptied;
+   * `next`: each source's next row, in the order given; `chunk`: an output of outRows rows, once full.
+   */
+  merge(sources: readonly (readonly [id: number, chunk: object, from: number])[]): Promise<{ next: number[]; chunk: object | null }>;
+  /** The rows merged and not yet handed over (the series' end), or null. */
+  flush(): object | null;
 }
 
 export interface ColumnPoolStats {

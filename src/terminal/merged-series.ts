@@ -1,0 +1,174 @@
+// Many symbols' series as one (issue 36 §2): the per-symbol series (from any terminal: simulator,
+// bridge or store) merged in time order, ticks by time_msc and bars by time, rows of equal time in
+// the order the symbols were listed, each merged chunk carrying a `symbol` Uint16Array (the
+// symbol's index in that list). The merge itself is the addon's (SeriesMerger, on the thread pool):
+// the JS thread only hands over each symbol's current chunk and refills the one whose rows ran out.
+//
+// Memory stays bounded whatever the number of symbols and the range: each source is read in chunks
+// of about 2 × outRows / symbols rows (at least MIN_SOURCE_ROWS), so all sources' current chunks
+// (and their read-ahead) hold about as many rows as two output chunks.
+import { addon, type NativeSeriesMerger } from './native.js';
+import type { RateChunk, Series, TickChunk } from './series.js';
+import { DEFAULT_CHUNK_ROWS } from './native-terminal.js';
+
+/** A merged chunk: the one-symbol columns plus each row's symbol, an index into the list asked for. */
+export type Merged<C> = C & { readonly symbol: Uint16Array };
+
+/** Rows per source chunk at least, however many symbols share a request. */
+export const MIN_SOURCE_ROWS = 256;
+
+interface Source<C> {
+  readonly id: number;
+  readonly series: Series<C>;
+  chunk: C | null;
+  from: number;
+}
+
+/** Rows per source chunk for `symbols` sources feeding chunks of `outRows`. */
+export function sourceChunkRows(outRows: number, symbols: number): number {
+  return Math.max(MIN_SOURCE_ROWS, Math.min(outRows, Math.floor((2 * outRows) / Math.max(1, symbols))));
+}
+
+class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>> {
+  private readonly sources: Source<C>[];
+  private merger: NativeSeriesMerger | undefined;
+  private outRows = DEFAULT_CHUNK_ROWS;
+  private done = false;
+  private readingAhead = false;
+  /** The next chunk, being merged while the consumer handles the current one (read-ahead). */
+  private ahead: Promise<Merged<C> | null> | undefined;
+  readonly source?: string;
+
+  constructor(
+    private readonly kind: 'ticks' | 'rates',
+    series: readonly Series<C>[],
+  ) {
+    this.sources = series.map((s, id) => ({ id, series: s, chunk: null, from: 0 }));
+    const sources = series.map((s) => s.source).filter((s): s is string => s !== undefined);
+    if (sources.length > 0) this.source = sources.join('; ');
+    this.setChunkRows(DEFAULT_CHUNK_ROWS);
+  }
+
+  setChunkRows(rows: number): void {
+    if (this.merger) return; // fixed once merging has begun
+    this.outRows = Math.max(1, Math.floor(rows));
+    const each = sourceChunkRows(this.outRows, this.sources.length);
+    for (const s of this.sources) s.series.setChunkRows?.(each);
+  }
+
+  readAhead(enabled: boolean): void {
+    this.readingAhead = enabled;
+    for (const s of this.sources) s.series.readAhead?.(enabled);
+  }
+
+  async next(): Promise<Merged<C> | null> {
+    if (this.done && !this.ahead) return null;
+    const pending = this.ahead ?? this.produce();
+    this.ahead = undefined;
+    let chunk: Merged<C> | null;
+    try {
+      chunk = await pending;
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+    if (chunk === null) {
+      this.close();
+      return null;
+    }
+    if (this.readingAhead && !this.done) {
+      this.ahead = this.produce();
+      this.ahead.catch(() => undefined); // surfaced by the next next()
+    }
+    return chunk;
+  }
+
+  private async produce(): Promise<Merged<C> | null> {
+    const merger = (this.merger ??= newMerger(this.kind, this.outRows));
+    for (;;) {
+      if (this.done) return null;
+      await this.refill();
+      const active = this.sources.filter((s) => s.chunk !== null);
+      if (active.length === 0) {
+        this.done = true;
+        this.closeSources();
+        return merger.flush() as Merged<C> | null;
+      }
+      const { next, chunk } = await merger.merge(active.map((s) => [s.id, s.chunk!, s.from] as const));
+      active.forEach((s, i) => {
+        s.from = next[i]!;
+      });
+      if (chunk) return chunk as Merged<C>;
+    }
+  }
+
+  /** Every source whose chunk is used up gets its next one (in parallel); an ended source drops out. */
+  private async refill(): Promise<void> {
+    const empty = this.sources.filter((s) => s.chunk === null || s.from >= s.chunk.rows);
+    await Promise.all(
+      empty.map(async (s) => {
+        if (s.chunk) s.series.release?.(s.chunk); // merged already: nothing reads it any more
+        s.chunk = null;
+        for (;;) {
+          const next = await s.series.next();
+          if (next === null) {
+            s.series.close();
+            this.sources.splice(this.sources.indexOf(s), 1);
+            return;
+          }
+          if (next.rows > 0) {
+            s.chunk = next;
+            s.from = 0;
+            return;
+          }
+        }
+      }),
+    );
+  }
+
+  release(chunk: Merged<C>): void {
+    addon.releaseColumns?.(chunk);
+  }
+
+  private closeSources(): void {
+    for (const s of this.sources) {
+      try {
+        s.series.close();
+      } catch {
+        // best effort: the others still close
+      }
+    }
+  }
+
+  close(): void {
+    if (this.done && this.sources.length === 0) return;
+    this.done = true;
+    this.closeSources();
+    this.sources.length = 0;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Merged<C>> {
+    try {
+      for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) yield chunk;
+    } finally {
+      this.close();
+    }
+  }
+}
+
+function newMerger(kind: 'ticks' | 'rates', outRows: number): NativeSeriesMerger {
+  const Merger = addon.SeriesMerger;
+  if (!Merger) throw new Error('this build of the addon has no SeriesMerger (rebuild it: multi-symbol series need it)');
+  return new Merger(kind, outRows);
+}
+
+/**
+ * The series of several symbols as one, merged in time order (ties in list order); `series[i]` is
+ * the series of the i-th symbol listed, each closed when the merged one is. At most 65 536 symbols.
+ */
+export function mergeSeries(kind: 'ticks', series: readonly Series<TickChunk>[]): Series<Merged<TickChunk>>;
+export function mergeSeries(kind: 'rates', series: readonly Series<RateChunk>[]): Series<Merged<RateChunk>>;
+export function mergeSeries(kind: 'ticks' | 'rates', series: readonly Series<TickChunk | RateChunk>[]): Series<Merged<TickChunk | RateChunk>> {
+  if (series.length === 0 || series.length > 65_536) throw new RangeError(`mergeSeries: 1 to 65536 series, got ${series.length}`);
+  return new MergedSeries(kind, series);
+}
