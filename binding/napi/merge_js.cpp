@@ -110,8 +110,8 @@ Napi::Value TakeOutput(Napi::Env env, State& st) {
 }
 
 template <typename T>
-void GatherColumn(const std::vector<MergeRun>& runs, const std::vector<const void*>& in, void* out) {
-  gather_runs<T>(runs, reinterpret_cast<const T* const*>(in.data()), static_cast<T*>(out));
+void GatherColumn(const MergeOrder& order, const std::vector<const void*>& in, T* out) {
+  gather<T>(order, reinterpret_cast<const T* const*>(in.data()), out);
 }
 
 class MergeWorker : public Napi::AsyncWorker {
@@ -132,31 +132,38 @@ class MergeWorker : public Napi::AsyncWorker {
     const BulkPriority bulk;
     State& st = *st_;
     Open(st);
-    std::vector<MergeRun> runs;
+    // The plan's scratch, per pool thread (a 16 K-row output: ~100 KB).
+    thread_local MergeOrder order;
     const size_t at = st.out.filled;
-    const size_t n = plan_merge(sources_, st.out_rows - at, runs);
+    size_t n = 0;
+    try {
+      n = plan_merge(sources_, st.out_rows - at, order);
+    } catch (const std::exception& e) {
+      SetError(std::string("SeriesMerger: ") + e.what());
+      return;
+    }
     if (st.kind == Kind::Ticks) {
       TickColumns& c = st.out.ticks;
-      GatherColumn<int64_t>(runs, columns_[0], c.time.data() + at);
-      GatherColumn<double>(runs, columns_[1], c.bid.data() + at);
-      GatherColumn<double>(runs, columns_[2], c.ask.data() + at);
-      GatherColumn<double>(runs, columns_[3], c.last.data() + at);
-      GatherColumn<uint64_t>(runs, columns_[4], c.volume.data() + at);
-      GatherColumn<int64_t>(runs, columns_[5], c.time_msc.data() + at);
-      GatherColumn<uint32_t>(runs, columns_[6], c.flags.data() + at);
-      GatherColumn<double>(runs, columns_[7], c.volume_real.data() + at);
+      GatherColumn<int64_t>(order, columns_[0], c.time.data() + at);
+      GatherColumn<double>(order, columns_[1], c.bid.data() + at);
+      GatherColumn<double>(order, columns_[2], c.ask.data() + at);
+      GatherColumn<double>(order, columns_[3], c.last.data() + at);
+      GatherColumn<uint64_t>(order, columns_[4], c.volume.data() + at);
+      GatherColumn<int64_t>(order, columns_[5], c.time_msc.data() + at);
+      GatherColumn<uint32_t>(order, columns_[6], c.flags.data() + at);
+      GatherColumn<double>(order, columns_[7], c.volume_real.data() + at);
     } else {
       RateColumns& c = st.out.rates;
-      GatherColumn<int64_t>(runs, columns_[0], c.time.data() + at);
-      GatherColumn<double>(runs, columns_[1], c.open.data() + at);
-      GatherColumn<double>(runs, columns_[2], c.high.data() + at);
-      GatherColumn<double>(runs, columns_[3], c.low.data() + at);
-      GatherColumn<double>(runs, columns_[4], c.close.data() + at);
-      GatherColumn<uint64_t>(runs, columns_[5], c.tick_volume.data() + at);
-      GatherColumn<int32_t>(runs, columns_[6], c.spread.data() + at);
-      GatherColumn<uint64_t>(runs, columns_[7], c.real_volume.data() + at);
+      GatherColumn<int64_t>(order, columns_[0], c.time.data() + at);
+      GatherColumn<double>(order, columns_[1], c.open.data() + at);
+      GatherColumn<double>(order, columns_[2], c.high.data() + at);
+      GatherColumn<double>(order, columns_[3], c.low.data() + at);
+      GatherColumn<double>(order, columns_[4], c.close.data() + at);
+      GatherColumn<uint64_t>(order, columns_[5], c.tick_volume.data() + at);
+      GatherColumn<int32_t>(order, columns_[6], c.spread.data() + at);
+      GatherColumn<uint64_t>(order, columns_[7], c.real_volume.data() + at);
     }
-    fill_source_ids(runs, sources_, st.out.symbol.data() + at);
+    fill_source_ids(order, sources_, st.out.symbol.data() + at);
     st.out.filled = at + n;
   }
 

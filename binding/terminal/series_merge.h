@@ -1,14 +1,13 @@
 // The k-way merge of several symbols' series into one, in time order (issue 36 §2): the rows of
 // each source stay in their order, rows of equal time go in source order (the order the symbols
 // were listed). Works on whatever column chunks the sources hand over (simulator, bridge, store
-// alike): only their time key is read to plan the merge, then every column is gathered by runs.
+// alike): only their time key is read to plan the merge, then every column is gathered by the plan.
 //
 // A source's chunk is a window of its series: the merge may only go on while every source still
 // has rows in its window (the next chunk of an exhausted source could hold earlier rows than the
-// others' remaining ones), so plan_merge stops right after the run that empties a window; the
+// others' remaining ones), so plan_merge stops right after the row that empties a window; the
 // caller refills that source (or drops it once its series has ended) and merges on.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -22,29 +21,28 @@ struct MergeSource {
   size_t to;             // one past the window's last row
 };
 
-// `rows` rows of sources[source], from row `from` on, go next in the output.
-struct MergeRun {
-  uint32_t source;
-  size_t from;
-  size_t rows;
+// The plan: for each output row, which source (its position in the sources given) and which row.
+struct MergeOrder {
+  std::vector<uint16_t> source;
+  std::vector<uint32_t> row;
+  size_t size = 0;
 };
 
-// Appends to `runs` the next rows in merged order, at most `max_rows`, stopping after the run that
-// empties a source's window; returns the rows planned. Plans nothing when a window is empty already.
-size_t plan_merge(std::vector<MergeSource>& sources, size_t max_rows, std::vector<MergeRun>& runs);
+// Plans the next rows in merged order, at most `max_rows`, stopping after the row that empties a
+// source's window; `order` is overwritten (size: the rows planned). Plans nothing when a window is
+// empty already. At most 65536 sources, windows of fewer than 2^32 rows; throws
+// std::invalid_argument when the sources' keys span 2^47 or more (4 000+ years of milliseconds).
+size_t plan_merge(std::vector<MergeSource>& sources, size_t max_rows, MergeOrder& order);
 
-// One column gathered by the runs: out[at ...] = the runs' rows of the sources' arrays `in`.
+// One column gathered by the plan: out[i] = in[order.source[i]][order.row[i]].
 template <typename T>
-void gather_runs(const std::vector<MergeRun>& runs, const T* const* in, T* out) {
-  for (const MergeRun& r : runs) {
-    const T* src = in[r.source] + r.from;
-    if (r.rows == 1) *out = *src;
-    else std::copy_n(src, r.rows, out);
-    out += r.rows;
-  }
+void gather(const MergeOrder& order, const T* const* in, T* out) {
+  const uint16_t* s = order.source.data();
+  const uint32_t* r = order.row.data();
+  for (size_t i = 0; i < order.size; ++i) out[i] = in[s[i]][r[i]];
 }
 
-// The symbol column of the runs: each run's source id, repeated.
-void fill_source_ids(const std::vector<MergeRun>& runs, const std::vector<MergeSource>& sources, uint16_t* out);
+// The symbol column of the plan: each row's source id.
+void fill_source_ids(const MergeOrder& order, const std::vector<MergeSource>& sources, uint16_t* out);
 
 }  // namespace tradeapi

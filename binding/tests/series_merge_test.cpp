@@ -1,4 +1,4 @@
-// plan_merge / gather_runs (terminal/series_merge.h): the merged order against a reference sort,
+// plan_merge / gather (terminal/series_merge.h): the merged order against a reference sort,
 // ties in source order, and the stop at an emptied window.
 #include <gtest/gtest.h>
 
@@ -43,18 +43,16 @@ TEST(SeriesMerge, MatchesAStableSortByTimeThenSource) {
       sources.push_back({static_cast<uint16_t>(s), keys[s].data(), next[s], std::min(keys[s].size(), next[s] + window)});
     }
     if (sources.empty()) break;
-    std::vector<MergeRun> runs;
-    const size_t n = plan_merge(sources, 17, runs);
+    MergeOrder order;
+    const size_t n = plan_merge(sources, 17, order);
     ASSERT_GT(n, 0u);
     std::vector<int64_t> times(n);
     std::vector<const int64_t*> in;
     for (const MergeSource& s : sources) in.push_back(s.key);
-    gather_runs<int64_t>(runs, in.data(), times.data());
+    gather<int64_t>(order, in.data(), times.data());
     std::vector<uint16_t> ids(n);
-    fill_source_ids(runs, sources, ids.data());
-    size_t row = 0;
-    for (const MergeRun& r : runs)
-      for (size_t i = 0; i < r.rows; ++i, ++row) got.emplace_back(times[row], ids[row], r.from + i);
+    fill_source_ids(order, sources, ids.data());
+    for (size_t row = 0; row < n; ++row) got.emplace_back(times[row], ids[row], order.row[row]);
     for (const MergeSource& s : sources) next[s.id] = s.from;
   }
   EXPECT_EQ(got, want);
@@ -63,11 +61,10 @@ TEST(SeriesMerge, MatchesAStableSortByTimeThenSource) {
 TEST(SeriesMerge, StopsRightAfterAWindowEmpties) {
   const std::vector<int64_t> a{1, 2, 3}, b{1, 5, 9};
   std::vector<MergeSource> sources{{0, a.data(), 0, 3}, {1, b.data(), 0, 3}};
-  std::vector<MergeRun> runs;
+  MergeOrder runs;
   EXPECT_EQ(plan_merge(sources, 100, runs), 4u);  // a1 b1 a2 a3, then a is empty
   EXPECT_EQ(sources[0].from, 3u);
   EXPECT_EQ(sources[1].from, 1u);
-  runs.clear();
   std::vector<MergeSource> empty{{0, a.data(), 3, 3}, {1, b.data(), 1, 3}};
   EXPECT_EQ(plan_merge(empty, 100, runs), 0u);  // an empty window: nothing until it is refilled
 }

@@ -5,8 +5,9 @@
 // the JS thread only hands over each symbol's current chunk and refills the one whose rows ran out.
 //
 // Memory stays bounded whatever the number of symbols and the range: each source is read in chunks
-// of about 2 × outRows / symbols rows (at least MIN_SOURCE_ROWS), so all sources' current chunks
-// (and their read-ahead) hold about as many rows as two output chunks.
+// of SOURCE_ROWS_BUDGET / symbols rows (at least MIN_SOURCE_ROWS), so all sources' current chunks
+// hold about SOURCE_ROWS_BUDGET rows together (~8 MB of ticks), and their read-ahead four times
+// that, which only READ_AHEAD_MAX_SOURCES sources or fewer do.
 import { addon, type NativeSeriesMerger } from './native.js';
 import type { RateChunk, Series, TickChunk } from './series.js';
 import { DEFAULT_CHUNK_ROWS } from './native-terminal.js';
@@ -16,6 +17,14 @@ export type Merged<C> = C & { readonly symbol: Uint16Array };
 
 /** Rows per source chunk at least, however many symbols share a request. */
 export const MIN_SOURCE_ROWS = 256;
+/**
+ * Rows of all sources' current chunks together. Each merge step runs until one source's chunk is
+ * used up, then waits for that source's next chunk: larger chunks mean fewer such round trips
+ * (measured on 10 symbols: 3 K-row chunks left the merge waiting most of the time).
+ */
+export const SOURCE_ROWS_BUDGET = 131_072;
+/** Sources read ahead (when the consumer asks for it) only up to this many: beyond, the floor of MIN_SOURCE_ROWS would let it grow with them. */
+export const READ_AHEAD_MAX_SOURCES = 128;
 
 interface Source<C> {
   readonly id: number;
@@ -24,9 +33,9 @@ interface Source<C> {
   from: number;
 }
 
-/** Rows per source chunk for `symbols` sources feeding chunks of `outRows`. */
-export function sourceChunkRows(outRows: number, symbols: number): number {
-  return Math.max(MIN_SOURCE_ROWS, Math.min(outRows, Math.floor((2 * outRows) / Math.max(1, symbols))));
+/** Rows per source chunk for `symbols` sources. */
+export function sourceChunkRows(symbols: number): number {
+  return Math.max(MIN_SOURCE_ROWS, Math.min(DEFAULT_CHUNK_ROWS, Math.floor(SOURCE_ROWS_BUDGET / Math.max(1, symbols))));
 }
 
 class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>> {
@@ -52,13 +61,14 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   setChunkRows(rows: number): void {
     if (this.merger) return; // fixed once merging has begun
     this.outRows = Math.max(1, Math.floor(rows));
-    const each = sourceChunkRows(this.outRows, this.sources.length);
+    const each = sourceChunkRows(this.sources.length);
     for (const s of this.sources) s.series.setChunkRows?.(each);
   }
 
   readAhead(enabled: boolean): void {
     this.readingAhead = enabled;
-    for (const s of this.sources) s.series.readAhead?.(enabled);
+    const ahead = enabled && this.sources.length <= READ_AHEAD_MAX_SOURCES;
+    for (const s of this.sources) s.series.readAhead?.(ahead);
   }
 
   async next(): Promise<Merged<C> | null> {
