@@ -27,6 +27,7 @@ export const DOC_SNIPPETS = {
   duckdbCli: { page: 'docs/clients.md', lang: 'sh', marker: 'duckdb -c', runBy: 'test/interop/read_back.py' },
   duckdbUrl: { page: 'docs/clients.md', lang: 'sql', marker: 'read_parquet', runBy: 'test/interop/read_back.py' },
   export: { page: 'docs/export.md', lang: 'sh', marker: 'node bin/tradeapi.js export ticks', runBy: 'test/cli/export.test.ts' },
+  multiSymbol: { page: 'docs/api.md', lang: 'sh', marker: 'symbols=EURUSD,GBPUSD&', runBy: 'test/http/multi-symbol.test.ts' },
   metricsScrape: { page: 'docs/operations.md', lang: 'sh', marker: 'curl -s -H "X-API-Key: $TRADEAPI_SECRET_KEY" http://127.0.0.1:8000/metrics', runBy: 'test/metrics/metrics.test.ts' },
 } as const satisfies Record<string, DocSnippet>;
 

@@ -2,11 +2,19 @@
 // `symbols=` and `group=` equal the per-symbol answers merged by a reference here (every field, every
 // row, ties in list order), in JSON, Parquet (hyparquet), Arrow (apache-arrow) and packed rows; the
 // symbol column is dictionary-encoded in Parquet and Arrow; the 400s and 404s; the read-only prefix.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { tableFromIPC, type Dictionary } from 'apache-arrow';
 import t from 'tap';
 
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
+import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -161,4 +169,23 @@ await forEachAdapter(t, async (t, adapter) => {
     const got = await json(ro, `/api/v1/ticks/range?symbols=${TICK_SYMBOLS.join(',')}&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T10:05:00Z`, key);
     t.ok(got.length > 0 && got.every((r, i) => JSON.stringify(r) === JSON.stringify(ref[i])) && got.length === ref.length, 'merged as in the full variant');
   });
+});
+
+await t.test(`${DOC_SNIPPETS.multiSymbol.page}'s multi-symbol curl block, as written`, async (t) => {
+  const s = await serve(t, nodeAdapter, terminal);
+  const block = docBlock(DOC_SNIPPETS.multiSymbol);
+  if (!block) return t.fail(`no sh block with ${DOC_SNIPPETS.multiSymbol.marker} in ${DOC_SNIPPETS.multiSymbol.page}`);
+  const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-multi-doc-'));
+  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+  // The block verbatim but for the address; curl fails on an HTTP error.
+  const script = `curl() { command curl -f "$@"; }\n${block.replaceAll('http://127.0.0.1:8000', s.base)}`;
+  const { stdout } = await promisify(execFile)('bash', ['-e', '-c', script], { cwd });
+  const rows = JSON.parse(stdout) as Row[];
+  t.ok(rows.length > 1, `the first answers ticks (${rows.length})`);
+  t.match(rows[0], { symbol: 'GBPUSD', time: 1704794400 }, 'as the page says it starts');
+  t.ok(rows.every((r) => r.symbol === 'EURUSD' || r.symbol === 'GBPUSD'), 'both symbols, nothing else');
+  const file = readFileSync(path.join(cwd, 'usd.parquet'));
+  t.equal(file.subarray(0, 4).toString(), 'PAR1', 'the second writes usd.parquet');
+  const meta = parquetMetadata(file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength));
+  t.equal(meta.schema[1]?.name, 'symbol');
 });
