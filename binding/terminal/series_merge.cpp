@@ -10,51 +10,8 @@ namespace {
 // windows) above its source's id, so that one compare orders by time, then by list order.
 constexpr int kIdBits = 16;
 constexpr uint64_t kMaxSpan = uint64_t{1} << (64 - kIdBits - 1);
-
-// A binary min-heap of the sources' next rows, keys contiguous (no pointer chasing per compare).
-class Heads {
- public:
-  void push(uint64_t key, uint32_t source) {
-    keys_.push_back(key);
-    sources_.push_back(source);
-  }
-  void build() {
-    for (size_t i = keys_.size() / 2; i-- > 0;) sift_down(i);
-  }
-  uint32_t top() const { return sources_[0]; }
-  // The runner-up's key (the better of the top's children), or the largest key for one source.
-  uint64_t second() const {
-    const size_t n = keys_.size();
-    if (n == 1) return std::numeric_limits<uint64_t>::max();
-    if (n == 2) return keys_[1];
-    return keys_[1] < keys_[2] ? keys_[1] : keys_[2];
-  }
-  // The top source's next row has this key now (a later one): restore the order.
-  void replace_top(uint64_t key) {
-    keys_[0] = key;
-    sift_down(0);
-  }
-
- private:
-  void sift_down(size_t i) {
-    const size_t n = keys_.size();
-    const uint64_t k = keys_[i];
-    const uint32_t s = sources_[i];
-    for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && keys_[c + 1] < keys_[c]) ++c;
-      if (keys_[c] >= k) break;
-      keys_[i] = keys_[c];
-      sources_[i] = sources_[c];
-      i = c;
-    }
-    keys_[i] = k;
-    sources_[i] = s;
-  }
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> sources_;
-};
+// The key of a source with no row left to place: after every real key (those are below 2^63).
+constexpr uint64_t kDone = std::numeric_limits<uint64_t>::max();
 
 }  // namespace
 
@@ -84,28 +41,73 @@ size_t plan_merge(std::vector<MergeSource>& sources, size_t max_rows, MergeOrder
   uint16_t* out_source = order.source.data();
   uint32_t* out_row = order.row.data();
 
-  Heads heads;
-  for (uint32_t i = 0; i < sources.size(); ++i) heads.push(key_of(sources[i], sources[i].from), i);
-  heads.build();
-  size_t planned = 0;
-  while (planned < max_rows) {
-    const uint32_t t = heads.top();
-    MergeSource& s = sources[t];
-    // The top's rows go on while they come before the runner-up's next row: a run of one
-    // symbol's rows between two of another's, often a single row.
-    const uint64_t bound = heads.second();
-    const size_t limit = s.to < s.from + (max_rows - planned) ? s.to : s.from + (max_rows - planned);
-    size_t i = s.from;
-    do {
-      out_source[planned] = static_cast<uint16_t>(t);
-      out_row[planned] = static_cast<uint32_t>(i);
-      ++planned;
-      ++i;
-    } while (i < limit && key_of(s, i) < bound);
-    s.from = i;
-    if (s.from == s.to) break;  // this window is empty: its next chunk must come before merging on
-    heads.replace_top(key_of(s, s.from));
+  // Only the rows up to the earliest of the windows' last rows can be placed now (that window
+  // empties there): each source's rows up to that key, counted by binary search, are merged by a
+  // loser tree, so each row costs a replay of log2(k) branch-free matches, no bounds checks.
+  uint64_t safe = std::numeric_limits<uint64_t>::max();
+  for (const MergeSource& s : sources) {
+    const uint64_t last = key_of(s, s.to - 1);
+    safe = last < safe ? last : safe;
   }
+  const size_t k = sources.size();
+  size_t leaves = 1;
+  while (leaves < k) leaves <<= 1;
+  thread_local std::vector<size_t> next, end;
+  thread_local std::vector<uint64_t> key;  // per leaf: the key of its next row to place, or kDone
+  next.resize(k);
+  end.resize(k);
+  key.assign(leaves, kDone);
+  size_t total = 0;
+  for (size_t i = 0; i < k; ++i) {
+    const MergeSource& s = sources[i];
+    size_t lo = s.from, hi = s.to;  // the first row whose key passes `safe`
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (key_of(s, mid) <= safe) lo = mid + 1;
+      else hi = mid;
+    }
+    next[i] = s.from;
+    end[i] = lo;
+    if (lo > s.from) key[i] = key_of(s, s.from);
+    total += lo - s.from;
+  }
+  const size_t want = total < max_rows ? total : max_rows;
+
+  // The tree: leaves are sources (padded to a power of two with sources that are done), each inner
+  // node holds the loser of the match below it, the winner goes on up.
+  thread_local std::vector<uint32_t> loser;
+  loser.assign(leaves, 0);
+  {
+    // Winners of each node, bottom up, from a scratch array indexed like the tree (leaves at leaves + i).
+    std::vector<uint32_t> win(2 * leaves);
+    for (size_t i = 0; i < leaves; ++i) win[leaves + i] = static_cast<uint32_t>(i);
+    for (size_t node = leaves - 1; node >= 1; --node) {
+      const uint32_t a = win[2 * node], b = win[2 * node + 1];
+      const bool a_wins = key[a] <= key[b];
+      win[node] = a_wins ? a : b;
+      loser[node] = a_wins ? b : a;
+    }
+    loser[0] = win[leaves > 1 ? 1 : leaves];  // slot 0: the overall winner
+  }
+  uint32_t winner = loser[0];
+  size_t planned = 0;
+  while (planned < want) {
+    const uint32_t w = winner;
+    out_source[planned] = static_cast<uint16_t>(w);
+    out_row[planned] = static_cast<uint32_t>(next[w]);
+    ++planned;
+    const size_t r = ++next[w];
+    key[w] = r < end[w] ? key_of(sources[w], r) : kDone;
+    uint32_t up = w;
+    for (size_t node = (w + leaves) >> 1; node >= 1; node >>= 1) {
+      const uint32_t l = loser[node];
+      const bool swap = key[l] < key[up];
+      loser[node] = swap ? up : l;
+      up = swap ? l : up;
+    }
+    winner = up;
+  }
+  for (size_t i = 0; i < k; ++i) sources[i].from = next[i];
   order.size = planned;
   return planned;
 }

@@ -10,7 +10,7 @@
 // that, which only READ_AHEAD_MAX_SOURCES sources or fewer do.
 import { addon, type NativeSeriesMerger } from './native.js';
 import type { RateChunk, Series, TickChunk } from './series.js';
-import { DEFAULT_CHUNK_ROWS } from './native-terminal.js';
+import { DEFAULT_CHUNK_ROWS, READ_AHEAD_CHUNKS } from './native-terminal.js';
 
 /** A merged chunk: the one-symbol columns plus each row's symbol, an index into the list asked for. */
 export type Merged<C> = C & { readonly symbol: Uint16Array };
@@ -44,8 +44,10 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   private outRows = DEFAULT_CHUNK_ROWS;
   private done = false;
   private readingAhead = false;
-  /** The next chunk, being merged while the consumer handles the current one (read-ahead). */
-  private ahead: Promise<Merged<C> | null> | undefined;
+  /** The next chunks, being merged while the consumer handles the current one (read-ahead), in order. */
+  private readonly ahead: Promise<Merged<C> | null>[] = [];
+  /** The last merge step asked for: each step starts once the one before it has ended (one merger, one step at a time). */
+  private chain: Promise<unknown> = Promise.resolve();
   readonly source?: string;
 
   constructor(
@@ -72,9 +74,8 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   }
 
   async next(): Promise<Merged<C> | null> {
-    if (this.done && !this.ahead) return null;
-    const pending = this.ahead ?? this.produce();
-    this.ahead = undefined;
+    if (this.done && this.ahead.length === 0) return null;
+    const pending = this.ahead.shift() ?? this.step();
     let chunk: Merged<C> | null;
     try {
       chunk = await pending;
@@ -86,11 +87,21 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
       this.close();
       return null;
     }
-    if (this.readingAhead && !this.done) {
-      this.ahead = this.produce();
-      this.ahead.catch(() => undefined); // surfaced by the next next()
+    // As a one-symbol series reads ahead (native-terminal.ts): a few chunks merged while this one
+    // is encoded and sent, so that sources, merger and encoders overlap.
+    while (this.readingAhead && !this.done && this.ahead.length < READ_AHEAD_CHUNKS) {
+      const next = this.step();
+      next.catch(() => undefined); // surfaced by the next() that takes it
+      this.ahead.push(next);
     }
     return chunk;
+  }
+
+  /** The next merged chunk, produced after every step asked for before it. */
+  private step(): Promise<Merged<C> | null> {
+    const produced = this.chain.then(() => this.produce());
+    this.chain = produced.catch(() => undefined);
+    return produced;
   }
 
   private async produce(): Promise<Merged<C> | null> {
