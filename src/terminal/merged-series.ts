@@ -9,7 +9,7 @@
 // hold about SOURCE_ROWS_BUDGET rows together (~8 MB of ticks), and their read-ahead four times
 // that, which only READ_AHEAD_MAX_SOURCES sources or fewer do.
 import { addon, type NativeSeriesMerger } from './native.js';
-import type { RateChunk, Series, TickChunk } from './series.js';
+import { settleChunk, type RateChunk, type Series, type TickChunk } from './series.js';
 import { DEFAULT_CHUNK_ROWS, READ_AHEAD_CHUNKS } from './native-terminal.js';
 
 /** A merged chunk: the one-symbol columns plus each row's symbol, an index into the list asked for. */
@@ -76,17 +76,8 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   async next(): Promise<Merged<C> | null> {
     if (this.done && this.ahead.length === 0) return null;
     const pending = this.ahead.shift() ?? this.step();
-    let chunk: Merged<C> | null;
-    try {
-      chunk = await pending;
-    } catch (e) {
-      this.close();
-      throw e;
-    }
-    if (chunk === null) {
-      this.close();
-      return null;
-    }
+    const chunk = await settleChunk(pending, () => this.close());
+    if (chunk === null) return null;
     // As a one-symbol series reads ahead (native-terminal.ts): a few chunks merged while this one
     // is encoded and sent, so that sources, merger and encoders overlap.
     while (this.readingAhead && !this.done && this.ahead.length < READ_AHEAD_CHUNKS) {
