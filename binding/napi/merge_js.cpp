@@ -1,14 +1,18 @@
 // new SeriesMerger(kind: 'ticks' | 'rates', outRows)
-//   merge(sources: Array<[id, chunk, from]>) -> Promise<{ next: number[], chunk: Chunk | null }>
+//   setSource(id, chunk | null)            the source's current chunk (its window), or none
+//   merge(positions: number[]) -> Promise<{ next: number[], chunk: Chunk | null }>
 //   flush() -> Chunk | null
 //
-// merge() takes each source's chunk from row `from` on (the sources' current windows: every one
-// non-empty), appends the next rows in merged order to the output being filled, up to the first
-// window emptied, and resolves with each source's next row and, when the output reached `outRows`
-// rows, that output as a chunk ({rows, time, bid, ..., symbol: Uint16Array of the sources' ids}).
-// flush() hands over the rows filled so far (the end of the series). The planning and gathering
-// run on a pool thread, reading the chunks' typed arrays in place (referenced until done: JS must
-// not release or modify them meanwhile); one merge() at a time per merger.
+// setSource() reads the chunk's columns once and keeps references to them until it is replaced or
+// cleared (a merge call used to take every source's chunk anew: 80 typed arrays looked up and
+// referenced per call for ten symbols, ~140 µs of the JS thread each). merge() takes the sources
+// [id, from, id, from, ...] (each set, each window non-empty from row `from` on), appends the next
+// rows in merged order to the output being filled, up to the first window emptied, and resolves
+// with each source's next row and, when the output reached `outRows` rows, that output as a chunk
+// ({rows, time, bid, ..., symbol: Uint16Array of the sources' ids}). flush() hands over the rows
+// filled so far (the end of the series). The planning and gathering run on a pool thread, reading
+// the chunks' typed arrays in place: JS must not release or modify a set chunk until it is
+// replaced, and may call setSource() only between merges (one merge() at a time per merger).
 #include "merge_js.h"
 
 #include <memory>
@@ -48,11 +52,19 @@ struct Output {
   bool open = false;
 };
 
+// One source's current chunk: its columns' first elements, held by references.
+struct Slot {
+  const void* column[8] = {};
+  size_t rows = 0;
+  std::vector<Napi::ObjectReference> arrays;
+};
+
 struct State {
   Kind kind;
   size_t out_rows;
   Output out;
   bool busy = false;
+  std::vector<Slot> slots;  // by source id, JS thread only
 };
 
 void Open(State& st) {
@@ -117,13 +129,12 @@ void GatherColumn(const MergeOrder& order, const std::vector<const void*>& in, T
 class MergeWorker : public Napi::AsyncWorker {
  public:
   MergeWorker(Napi::Env env, std::shared_ptr<State> st, std::vector<MergeSource> sources,
-              std::vector<std::vector<const void*>> columns, std::vector<Napi::ObjectReference> arrays)
+              std::vector<std::vector<const void*>> columns)
       : Napi::AsyncWorker(env, "tradeapi:seriesMerge"),
         deferred_(Napi::Promise::Deferred::New(env)),
         st_(std::move(st)),
         sources_(std::move(sources)),
-        columns_(std::move(columns)),
-        arrays_(std::move(arrays)) {}
+        columns_(std::move(columns)) {}
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
 
@@ -188,8 +199,7 @@ class MergeWorker : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
   std::shared_ptr<State> st_;
   std::vector<MergeSource> sources_;
-  std::vector<std::vector<const void*>> columns_;  // [column][source]: element 0 of each chunk's array
-  std::vector<Napi::ObjectReference> arrays_;      // keeps the chunks' arrays alive while merging
+  std::vector<std::vector<const void*>> columns_;  // [column][source]: element 0 of each chunk's array (held by the slots)
 };
 
 size_t IndexArg(Napi::Env env, const Napi::Value& v, const char* what, double max = 9007199254740991.0) {
@@ -204,7 +214,8 @@ class SeriesMergerWrap : public Napi::ObjectWrap<SeriesMergerWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "SeriesMerger",
-                       {InstanceMethod<&SeriesMergerWrap::Merge>("merge"), InstanceMethod<&SeriesMergerWrap::Flush>("flush")});
+                       {InstanceMethod<&SeriesMergerWrap::SetSource>("setSource"), InstanceMethod<&SeriesMergerWrap::Merge>("merge"),
+                        InstanceMethod<&SeriesMergerWrap::Flush>("flush")});
   }
 
   explicit SeriesMergerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeriesMergerWrap>(info) {
@@ -218,45 +229,57 @@ class SeriesMergerWrap : public Napi::ObjectWrap<SeriesMergerWrap> {
   }
 
  private:
-  Napi::Value Merge(const Napi::CallbackInfo& info) {
+  Napi::Value SetSource(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (st_->busy) throw Napi::Error::New(env, "SeriesMerger: a merge is in progress");
-    if (!info[0].IsArray()) throw Napi::TypeError::New(env, "SeriesMerger: merge expects an array of [id, chunk, from]");
-    Napi::Array list = info[0].As<Napi::Array>();
-    if (list.Length() == 0 || list.Length() > 65536) throw Napi::RangeError::New(env, "SeriesMerger: 1 to 65536 sources");
-    const FieldSpec* fields = st_->kind == Kind::Ticks ? kTickFields : kRateFields;
-    const size_t key_column = st_->kind == Kind::Ticks ? 5 : 0;  // time_msc, time
-    std::vector<MergeSource> sources;
-    std::vector<std::vector<const void*>> columns(kColumns);
-    std::vector<Napi::ObjectReference> arrays;
-    arrays.reserve(list.Length() * kColumns);
-    for (uint32_t s = 0; s < list.Length(); ++s) {
-      Napi::Value item = list.Get(s);
-      if (!item.IsArray() || item.As<Napi::Array>().Length() != 3 || !item.As<Napi::Array>().Get(1u).IsObject())
-        throw Napi::TypeError::New(env, "SeriesMerger: each source must be [id, chunk, from]");
-      Napi::Array triple = item.As<Napi::Array>();
-      const auto id = static_cast<uint16_t>(IndexArg(env, triple.Get(0u), "id", 65535));
-      Napi::Object chunk = triple.Get(1u).As<Napi::Object>();
-      const size_t from = IndexArg(env, triple.Get(2u), "from");
-      const size_t rows = IndexArg(env, chunk.Get("rows"), "rows");
-      if (from >= rows) throw Napi::RangeError::New(env, "SeriesMerger: a source without rows left (from >= rows)");
-      MergeSource source{id, nullptr, from, rows};
+    const size_t id = IndexArg(env, info[0], "id", 65535);
+    if (st_->slots.size() <= id) st_->slots.resize(id + 1);
+    Slot slot;
+    if (!info[1].IsNull() && !info[1].IsUndefined()) {
+      if (!info[1].IsObject()) throw Napi::TypeError::New(env, "SeriesMerger: setSource expects a chunk or null");
+      Napi::Object chunk = info[1].As<Napi::Object>();
+      const FieldSpec* fields = st_->kind == Kind::Ticks ? kTickFields : kRateFields;
+      slot.rows = IndexArg(env, chunk.Get("rows"), "rows");
+      slot.arrays.reserve(kColumns);
       for (size_t c = 0; c < kColumns; ++c) {
         Napi::Value value = chunk.Get(fields[c].name);
         if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != fields[c].type)
           throw Napi::TypeError::New(env, std::string("SeriesMerger: column \"") + fields[c].name + "\" has the wrong type");
         Napi::TypedArray array = value.As<Napi::TypedArray>();
-        if (array.ElementLength() < rows)
+        if (array.ElementLength() < slot.rows)
           throw Napi::RangeError::New(env, std::string("SeriesMerger: column \"") + fields[c].name + "\" is shorter than rows");
-        const void* base = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
-        columns[c].push_back(base);
-        if (c == key_column) source.key = static_cast<const int64_t*>(base);
-        arrays.push_back(Napi::Persistent(static_cast<Napi::Object>(array)));
+        slot.column[c] = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+        slot.arrays.push_back(Napi::Persistent(static_cast<Napi::Object>(array)));
       }
-      sources.push_back(source);
+    }
+    st_->slots[id] = std::move(slot);
+    return env.Undefined();
+  }
+
+  Napi::Value Merge(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (st_->busy) throw Napi::Error::New(env, "SeriesMerger: a merge is in progress");
+    if (!info[0].IsArray()) throw Napi::TypeError::New(env, "SeriesMerger: merge expects an array [id, from, id, from, ...]");
+    Napi::Array list = info[0].As<Napi::Array>();
+    if (list.Length() == 0 || list.Length() % 2 != 0 || list.Length() > 2 * 65536)
+      throw Napi::RangeError::New(env, "SeriesMerger: merge expects 1 to 65536 pairs [id, from]");
+    const size_t key_column = st_->kind == Kind::Ticks ? 5 : 0;  // time_msc, time
+    const size_t n = list.Length() / 2;
+    std::vector<MergeSource> sources;
+    sources.reserve(n);
+    std::vector<std::vector<const void*>> columns(kColumns);
+    for (auto& c : columns) c.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const size_t id = IndexArg(env, list.Get(2 * i), "id", 65535);
+      const size_t from = IndexArg(env, list.Get(2 * i + 1), "from");
+      if (id >= st_->slots.size() || st_->slots[id].arrays.empty()) throw Napi::RangeError::New(env, "SeriesMerger: a source without a chunk (setSource first)");
+      const Slot& slot = st_->slots[id];
+      if (from >= slot.rows) throw Napi::RangeError::New(env, "SeriesMerger: a source without rows left (from >= rows)");
+      sources.push_back({static_cast<uint16_t>(id), static_cast<const int64_t*>(slot.column[key_column]), from, slot.rows});
+      for (size_t c = 0; c < kColumns; ++c) columns[c].push_back(slot.column[c]);
     }
     st_->busy = true;
-    auto* worker = new MergeWorker(env, st_, std::move(sources), std::move(columns), std::move(arrays));
+    auto* worker = new MergeWorker(env, st_, std::move(sources), std::move(columns));
     Napi::Promise promise = worker->Promise();
     worker->Queue();
     return promise;

@@ -23,6 +23,13 @@ export const MIN_SOURCE_ROWS = 256;
  * (measured on 10 symbols: 3 K-row chunks left the merge waiting most of the time).
  */
 export const SOURCE_ROWS_BUDGET = 131_072;
+/**
+ * Rows per merged chunk at least (~1 MB of ticks), whatever a consumer asks for (MCP asks for 1 001):
+ * each merge step is a round trip to the thread pool, and ends where the output chunk is full as
+ * well as where a window empties. Not more: 64 K-row chunks for Parquet took ~1/3 fewer steps and
+ * +164 MB of RSS instead of +60 on ten symbols (bench/multi-symbol.ts), no faster at that load.
+ */
+export const MIN_OUT_ROWS = 16_384;
 /** Sources read ahead (when the consumer asks for it) only up to this many: beyond, the floor of MIN_SOURCE_ROWS would let it grow with them. */
 export const READ_AHEAD_MAX_SOURCES = 128;
 
@@ -53,6 +60,7 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   constructor(
     private readonly kind: 'ticks' | 'rates',
     series: readonly Series<C>[],
+    private readonly minOutRows: number,
   ) {
     this.sources = series.map((s, id) => ({ id, series: s, chunk: null, from: 0 }));
     const sources = series.map((s) => s.source).filter((s): s is string => s !== undefined);
@@ -62,7 +70,7 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
 
   setChunkRows(rows: number): void {
     if (this.merger) return; // fixed once merging has begun
-    this.outRows = Math.max(1, Math.floor(rows));
+    this.outRows = Math.max(this.minOutRows, Math.floor(rows));
     const each = sourceChunkRows(this.sources.length);
     for (const s of this.sources) s.series.setChunkRows?.(each);
   }
@@ -99,14 +107,14 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
     const merger = (this.merger ??= newMerger(this.kind, this.outRows));
     for (;;) {
       if (this.done) return null;
-      await this.refill();
+      await this.refill(merger);
       const active = this.sources.filter((s) => s.chunk !== null);
       if (active.length === 0) {
         this.done = true;
         this.closeSources();
         return merger.flush() as Merged<C> | null;
       }
-      const { next, chunk } = await merger.merge(active.map((s) => [s.id, s.chunk!, s.from] as const));
+      const { next, chunk } = await merger.merge(active.flatMap((s) => [s.id, s.from]));
       active.forEach((s, i) => {
         s.from = next[i]!;
       });
@@ -115,8 +123,11 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   }
 
   /** Every source whose chunk is used up gets its next one (in parallel); an ended source drops out. */
-  private async refill(): Promise<void> {
+  private async refill(merger: NativeSeriesMerger): Promise<void> {
     const empty = this.sources.filter((s) => s.chunk === null || s.from >= s.chunk.rows);
+    if (empty.length === 0) return;
+    // The merger lets go of the used-up chunks before they are released (detached).
+    for (const s of empty) merger.setSource(s.id, null);
     await Promise.all(
       empty.map(async (s) => {
         if (s.chunk) s.series.release?.(s.chunk); // merged already: nothing reads it any more
@@ -131,6 +142,7 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
           if (next.rows > 0) {
             s.chunk = next;
             s.from = 0;
+            merger.setSource(s.id, next);
             return;
           }
         }
@@ -178,9 +190,14 @@ function newMerger(kind: 'ticks' | 'rates', outRows: number): NativeSeriesMerger
  * The series of several symbols as one, merged in time order (ties in list order); `series[i]` is
  * the series of the i-th symbol listed, each closed when the merged one is. At most 65 536 symbols.
  */
-export function mergeSeries(kind: 'ticks', series: readonly Series<TickChunk>[]): Series<Merged<TickChunk>>;
-export function mergeSeries(kind: 'rates', series: readonly Series<RateChunk>[]): Series<Merged<RateChunk>>;
-export function mergeSeries(kind: 'ticks' | 'rates', series: readonly Series<TickChunk | RateChunk>[]): Series<Merged<TickChunk | RateChunk>> {
+export interface MergeOptions {
+  /** Rows per merged chunk at least, whatever setChunkRows asks (default MIN_OUT_ROWS; tests ask for small chunks). */
+  readonly minOutRows?: number;
+}
+
+export function mergeSeries(kind: 'ticks', series: readonly Series<TickChunk>[], options?: MergeOptions): Series<Merged<TickChunk>>;
+export function mergeSeries(kind: 'rates', series: readonly Series<RateChunk>[], options?: MergeOptions): Series<Merged<RateChunk>>;
+export function mergeSeries(kind: 'ticks' | 'rates', series: readonly Series<TickChunk | RateChunk>[], options: MergeOptions = {}): Series<Merged<TickChunk | RateChunk>> {
   if (series.length === 0 || series.length > 65_536) throw new RangeError(`mergeSeries: 1 to 65536 series, got ${series.length}`);
-  return new MergedSeries(kind, series);
+  return new MergedSeries(kind, series, Math.max(1, Math.floor(options.minOutRows ?? MIN_OUT_ROWS)));
 }

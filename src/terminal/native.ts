@@ -142,11 +142,14 @@ export interface NativeAddon {
 
 /** One merge of several symbols' series (merged-series.ts): each merge() on the thread pool, one at a time. */
 export interface NativeSeriesMerger {
+  /** The source's current chunk (its columns are read once, and referenced until replaced), or null: none. Not during a merge. */
+  setSource(id: number, chunk: object | null): void;
   /**
-   * Merges on from each source's row `from` (every window non-empty) up to the first window emptied;
-   * `next`: each source's next row, in the order given; `chunk`: an output of outRows rows, once full.
+   * Merges on from each source's row `from`, given as [id, from, id, from, …] (every source set, every
+   * window non-empty) up to the first window emptied; `next`: each source's next row, in the order
+   * given; `chunk`: an output of outRows rows, once full.
    */
-  merge(sources: readonly (readonly [id: number, chunk: object, from: number])[]): Promise<{ next: number[]; chunk: object | null }>;
+  merge(positions: readonly number[]): Promise<{ next: number[]; chunk: object | null }>;
   /** The rows merged and not yet handed over (the series' end), or null. */
   flush(): object | null;
 }
