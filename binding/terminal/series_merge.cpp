@@ -97,13 +97,20 @@ size_t plan_merge(std::vector<MergeSource>& sources, size_t max_rows, MergeOrder
     out_row[planned] = static_cast<uint32_t>(next[w]);
     ++planned;
     const size_t r = ++next[w];
-    key[w] = r < end[w] ? key_of(sources[w], r) : kDone;
+    uint64_t up_key = r < end[w] ? key_of(sources[w], r) : kDone;
+    key[w] = up_key;
+    // The path to the root is fixed by the leaf: its nodes' loads do not wait on the matches, and
+    // the climbing key stays in a register, so only compare-and-select steps chain.
     uint32_t up = w;
     for (size_t node = (w + leaves) >> 1; node >= 1; node >>= 1) {
       const uint32_t l = loser[node];
-      const bool swap = key[l] < key[up];
-      loser[node] = swap ? up : l;
-      up = swap ? l : up;
+      const uint64_t l_key = key[l];
+      // Masks rather than conditionals: the matches are unpredictable, and a mispredicted branch costs more than both sides.
+      const uint64_t m = uint64_t{0} - static_cast<uint64_t>(l_key < up_key);
+      const auto m32 = static_cast<uint32_t>(m);
+      loser[node] = (up & m32) | (l & ~m32);
+      up = (l & m32) | (up & ~m32);
+      up_key = (l_key & m) | (up_key & ~m);
     }
     winner = up;
   }
