@@ -10,7 +10,7 @@
 // that, which only READ_AHEAD_MAX_SOURCES sources or fewer do.
 import { addon, type NativeSeriesMerger } from './native.js';
 import { settleChunk, type RateChunk, type Series, type TickChunk } from './series.js';
-import { DEFAULT_CHUNK_ROWS, READ_AHEAD_CHUNKS } from './native-terminal.js';
+import { DEFAULT_CHUNK_ROWS } from './native-terminal.js';
 
 /** A merged chunk: the one-symbol columns plus each row's symbol, an index into the list asked for. */
 export type Merged<C> = C & { readonly symbol: Uint16Array };
@@ -30,6 +30,11 @@ export const SOURCE_ROWS_BUDGET = 131_072;
  * +164 MB of RSS instead of +60 on ten symbols (bench/multi-symbol.ts), no faster at that load.
  */
 export const MIN_OUT_ROWS = 16_384;
+/**
+ * Merged chunks made ahead of the consumer: two keep the merger busy while one is encoded (merge
+ * steps run one after another, so more would only hold memory; four measured no faster).
+ */
+export const MERGED_AHEAD_CHUNKS = 2;
 /** Sources read ahead (when the consumer asks for it) only up to this many: beyond, the floor of MIN_SOURCE_ROWS would let it grow with them. */
 export const READ_AHEAD_MAX_SOURCES = 128;
 
@@ -86,9 +91,9 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
     const pending = this.ahead.shift() ?? this.step();
     const chunk = await settleChunk(pending, () => this.close());
     if (chunk === null) return null;
-    // As a one-symbol series reads ahead (native-terminal.ts): a few chunks merged while this one
-    // is encoded and sent, so that sources, merger and encoders overlap.
-    while (this.readingAhead && !this.done && this.ahead.length < READ_AHEAD_CHUNKS) {
+    // As a one-symbol series reads ahead (native-terminal.ts): chunks merged while this one is
+    // encoded and sent, so that sources, merger and encoders overlap.
+    while (this.readingAhead && !this.done && this.ahead.length < MERGED_AHEAD_CHUNKS) {
       const next = this.step();
       next.catch(() => undefined); // surfaced by the next() that takes it
       this.ahead.push(next);
