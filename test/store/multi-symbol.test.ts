@@ -8,20 +8,16 @@ import path from 'node:path';
 import t from 'tap';
 
 import { availableAdapters } from '../../src/http/adapters/index.js';
-import { runSync } from '../../src/sync/run.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 import { serve } from '../helpers/server.js';
+import { syncTicks } from '../helpers/store.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-multi-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const store = path.join(dir, 'store');
 
 // EURUSD and GBPUSD for 2024-01-08 in the store; USDJPY only in the terminal.
-const code = await runSync(['--store', store, '--symbols', 'EURUSD,GBPUSD', '--from', '2024-01-08', '--only', 'ticks'], {
-  env: { TRADEAPI_SIM_CLOCK: '2024-01-09T00:00:00Z' },
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-});
+const code = await syncTicks(store, 'EURUSD,GBPUSD', '2024-01-08', '2024-01-09T00:00:00Z');
 t.equal(code, 0, 'the store is filled');
 
 const terminal = openSimTerminal();
