@@ -183,10 +183,19 @@ constexpr size_t kRateKeyChars = sizeof(",{\"time\":") - 1 + sizeof(",\"open\":"
                                  sizeof(",\"low\":") - 1 + sizeof(",\"close\":") - 1 + sizeof(",\"tick_volume\":") - 1 +
                                  sizeof(",\"spread\":") - 1 + sizeof(",\"real_volume\":") - 1;
 
+// A row's opening: `[` for the body's first row, else `,`; then `{"time":`, or the row's symbol opener.
+inline char* open_row(char* p, const SeriesColumns& c, size_t i, bool first_row) {
+  if (c.symbol == nullptr) return first_row ? put(p, "[{\"time\":") : put(p, ",{\"time\":");
+  *p++ = first_row ? '[' : ',';
+  const std::string& opener = c.openers[c.symbol[i]];
+  std::memcpy(p, opener.data(), opener.size());
+  return p + opener.size();
+}
+
 size_t tick_rows(const SeriesColumns& c, size_t from, size_t to, bool first, char* out) {
   char* p = out;
   for (size_t i = from; i < to; ++i) {
-    p = (first && i == from) ? put(p, "[{\"time\":") : put(p, ",{\"time\":");
+    p = open_row(p, c, i, first && i == from);
     p += write_int64(load<int64_t>(c.field[0], i), p);
     p = put(p, ",\"bid\":");
     p += write_js_number(load<double>(c.field[1], i), p);
@@ -210,7 +219,7 @@ size_t tick_rows(const SeriesColumns& c, size_t from, size_t to, bool first, cha
 size_t rate_rows(const SeriesColumns& c, size_t from, size_t to, bool first, char* out) {
   char* p = out;
   for (size_t i = from; i < to; ++i) {
-    p = (first && i == from) ? put(p, "[{\"time\":") : put(p, ",{\"time\":");
+    p = open_row(p, c, i, first && i == from);
     p += write_int64(load<int64_t>(c.field[0], i), p);
     p = put(p, ",\"open\":");
     p += write_js_number(load<double>(c.field[1], i), p);
@@ -233,9 +242,9 @@ size_t rate_rows(const SeriesColumns& c, size_t from, size_t to, bool first, cha
 
 }  // namespace
 
-size_t rows_json_bound(SeriesKind kind, size_t rows) {
+size_t rows_json_bound(SeriesKind kind, size_t rows, size_t opener_chars) {
   const size_t keys = kind == SeriesKind::Ticks ? kTickKeyChars : kRateKeyChars;
-  return rows * (keys + 8 * kMaxNumberChars + 1);
+  return rows * (keys + opener_chars + 8 * kMaxNumberChars + 1);
 }
 
 size_t rows_json(SeriesKind kind, const SeriesColumns& columns, size_t from, size_t to, bool first, char* out) {

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace tradeapi::encode {
 
@@ -30,12 +31,17 @@ enum class SeriesKind { Ticks, Rates };
 // One chunk's columns in the numpy dtype's field order, each pointing at element 0:
 //   ticks: time int64, bid, ask, last double, volume uint64, time_msc int64, flags uint32, volume_real double
 //   rates: time int64, open, high, low, close double, tick_volume uint64, spread int32, real_volume uint64
+// A multi-symbol series (issue 36) adds `symbol`, one uint16 index per row into `openers`: each
+// row then opens with its symbol's text, `{"symbol":"EURUSD","time":`, instead of `{"time":`.
 struct SeriesColumns {
   const void* field[8];
+  const uint16_t* symbol = nullptr;
+  const std::string* openers = nullptr;
 };
 
-// An upper bound on the bytes rows_json writes for `rows` rows.
-size_t rows_json_bound(SeriesKind kind, size_t rows);
+// An upper bound on the bytes rows_json writes for `rows` rows; `opener_chars`: the longest opener's
+// length, for a multi-symbol series.
+size_t rows_json_bound(SeriesKind kind, size_t rows, size_t opener_chars = 0);
 
 // Rows [from, to) as `,{...},{...}`, or, when `first`, as `[{...},{...}` (the body's opening
 // bracket instead of the leading comma). `out` must hold rows_json_bound(kind, to - from) bytes;

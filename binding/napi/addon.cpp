@@ -14,6 +14,7 @@
 #include "bridge/bridge_terminal.h"
 #include "columns_js.h"
 #include "json_js.h"
+#include "merge_js.h"
 #include "parquet_js.h"
 #include "parquet_reader_js.h"
 #include "row_hash_js.h"
@@ -123,6 +124,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonRowsBound", Napi::Function::New(env, JsonRowsBound));
   exports.Set("packedRows", Napi::Function::New(env, PackedRows));
   exports.Set("startAcceptor", Napi::Function::New(env, StartAcceptor));
+  exports.Set("SeriesMerger", DefineSeriesMerger(env));
   exports.Set("releaseColumns", Napi::Function::New(env, ReleaseColumns));
   exports.Set("columnPoolStats", Napi::Function::New(env, ColumnPoolStats));
   return exports;

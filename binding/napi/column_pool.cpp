@@ -52,6 +52,9 @@ template class ColumnPool<uint64_t>;
 template class ColumnPool<double>;
 template class ColumnPool<uint32_t>;
 template class ColumnPool<int32_t>;
+template class ColumnPool<uint16_t>;
+
+Column<uint16_t> TakeSymbolColumn() { return ColumnPool<uint16_t>::take(); }
 
 void TakeColumns(TickColumns& c) {
   c.time = ColumnPool<int64_t>::take();

@@ -40,9 +40,12 @@ extern template class ColumnPool<uint64_t>;
 extern template class ColumnPool<double>;
 extern template class ColumnPool<uint32_t>;
 extern template class ColumnPool<int32_t>;
+extern template class ColumnPool<uint16_t>;
 
 // Every column of a chunk from the pool.
 void TakeColumns(TickColumns& c);
 void TakeColumns(RateColumns& c);
+// The symbol column of a merged chunk (merge_js.cpp), from the pool.
+Column<uint16_t> TakeSymbolColumn();
 
 }  // namespace tradeapi::napi

@@ -17,6 +17,7 @@ template <> struct TypedArrayOf<uint64_t> { static constexpr napi_typedarray_typ
 template <> struct TypedArrayOf<double> { static constexpr napi_typedarray_type type = napi_float64_array; };
 template <> struct TypedArrayOf<uint32_t> { static constexpr napi_typedarray_type type = napi_uint32_array; };
 template <> struct TypedArrayOf<int32_t> { static constexpr napi_typedarray_type type = napi_int32_array; };
+template <> struct TypedArrayOf<uint16_t> { static constexpr napi_typedarray_type type = napi_uint16_array; };
 
 // The storage behind one column's external ArrayBuffer, until either the consumer releases it
 // (ReleaseColumns: the buffer is detached and the storage goes back to the pool at once) or the GC
@@ -142,6 +143,7 @@ Napi::Object ToJs(Napi::Env env, encode::BarColumns&& c) {
   o.Set("time_close_msc", Column(env, std::move(close_msc)));
   return o;
 }
+Napi::Value ToJs(Napi::Env env, tradeapi::Column<uint16_t>&& column) { return Column(env, std::move(column)); }
 
 Napi::Value ReleaseColumns(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -14,6 +14,8 @@ Napi::Object ToJs(Napi::Env env, TickColumns&& chunk);
 Napi::Object ToJs(Napi::Env env, RateColumns&& chunk);
 // A rate chunk's columns, then time_close_msc (custom bars).
 Napi::Object ToJs(Napi::Env env, encode::BarColumns&& chunk);
+// One uint16 column (a merged chunk's symbol ids) as a Uint16Array, released like the others.
+Napi::Value ToJs(Napi::Env env, Column<uint16_t>&& column);
 
 // releaseColumns(chunk): for each of chunk's own properties that is a typed array over a buffer
 // ToJs made (and not released yet), detaches the buffer and gives its storage back to the pool at

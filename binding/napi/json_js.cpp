@@ -1,4 +1,6 @@
-// jsonRows(kind: 'ticks' | 'rates', chunk, from, to, first) -> Promise<Buffer>
+// jsonRows(kind: 'ticks' | 'rates', chunk, from, to, first, openers?) -> Promise<Buffer>
+// openers (a multi-symbol series): per symbol index, the text its rows open with
+// (`{"symbol":"EURUSD","time":`); the chunk then has a `symbol` Uint16Array of those indices.
 // packedRows(kind, chunk, from, to) -> Promise<Buffer>: the same rows packed as the MetaTrader5
 // package's numpy dtype (60 bytes a row, format=packed), made on the thread pool too.
 //
@@ -42,6 +44,8 @@ constexpr FieldSpec kRateFields[8] = {
     {"spread", napi_int32_array, "Int32Array"},              {"real_volume", napi_biguint64_array, "BigUint64Array"},
 };
 
+size_t OpenerChars(const std::vector<std::string>& openers);
+
 size_t IndexArg(Napi::Env env, const Napi::Value& v, const char* what) {
   if (!v.IsNumber()) throw Napi::TypeError::New(env, std::string("jsonRows: ") + what + " must be a number");
   const double d = v.As<Napi::Number>().DoubleValue();
@@ -56,7 +60,8 @@ class JsonRowsWorker : public Napi::AsyncWorker {
   // then resolves with the text's length instead of a Buffer of its own.
   // `packed`: the rows as the package's packed records instead of JSON text (pack_canonical_rows).
   JsonRowsWorker(Napi::Env env, enc::SeriesKind kind, enc::SeriesColumns columns, size_t from, size_t to, bool first,
-                 std::vector<Napi::ObjectReference> arrays, char* out_data = nullptr, bool packed = false)
+                 std::vector<Napi::ObjectReference> arrays, char* out_data = nullptr, bool packed = false,
+                 std::vector<std::string> openers = {})
       : Napi::AsyncWorker(env, packed ? "tradeapi:packedRows" : "tradeapi:jsonRows"),
         packed_(packed),
         deferred_(Napi::Promise::Deferred::New(env)),
@@ -66,7 +71,10 @@ class JsonRowsWorker : public Napi::AsyncWorker {
         to_(to),
         first_(first),
         arrays_(std::move(arrays)),
-        out_data_(out_data) {}
+        out_data_(out_data),
+        openers_(std::move(openers)) {
+    if (!openers_.empty()) columns_.openers = openers_.data();
+  }
 
   ~JsonRowsWorker() override { std::free(text_); }
 
@@ -90,7 +98,7 @@ class JsonRowsWorker : public Napi::AsyncWorker {
       size_ = enc::rows_json(kind_, columns_, from_, to_, first_, out_data_);
       return;
     }
-    const size_t bound = enc::rows_json_bound(kind_, to_ - from_);
+    const size_t bound = enc::rows_json_bound(kind_, to_ - from_, OpenerChars(openers_));
     text_ = static_cast<char*>(std::malloc(bound > 0 ? bound : 1));
     if (text_ == nullptr) {
       SetError("jsonRows: out of memory");
@@ -130,9 +138,31 @@ class JsonRowsWorker : public Napi::AsyncWorker {
   bool first_;
   std::vector<Napi::ObjectReference> arrays_;  // keeps the chunk's arrays alive while encoding
   char* out_data_;  // the caller's buffer (its Uint8Array is among arrays_), or null
+  std::vector<std::string> openers_;  // columns_.openers points here
   char* text_ = nullptr;
   size_t size_ = 0;
 };
+
+size_t OpenerChars(const std::vector<std::string>& openers) {
+  size_t most = 0;
+  for (const std::string& o : openers) most = o.size() > most ? o.size() : most;
+  return most;
+}
+
+// The optional openers argument: undefined for a one-symbol series, else an array of strings.
+std::vector<std::string> OpenersArg(Napi::Env env, const Napi::Value& v, const char* fn) {
+  std::vector<std::string> out;
+  if (v.IsUndefined() || v.IsNull()) return out;
+  if (!v.IsArray()) throw Napi::TypeError::New(env, std::string(fn) + ": openers must be an array of strings");
+  Napi::Array list = v.As<Napi::Array>();
+  if (list.Length() == 0 || list.Length() > 65536) throw Napi::RangeError::New(env, std::string(fn) + ": 1 to 65536 openers");
+  for (uint32_t i = 0; i < list.Length(); ++i) {
+    Napi::Value o = list.Get(i);
+    if (!o.IsString()) throw Napi::TypeError::New(env, std::string(fn) + ": openers must be an array of strings");
+    out.push_back(o.As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
 
 enc::SeriesKind KindArg(Napi::Env env, const Napi::Value& v, const char* fn) {
   const std::string kind = v.IsString() ? v.As<Napi::String>().Utf8Value() : "";
@@ -168,12 +198,27 @@ Napi::Value Start(const Napi::CallbackInfo& info, bool into, bool packed = false
     columns.field[c] = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
     arrays.push_back(Napi::Persistent(static_cast<Napi::Object>(array)));
   }
+  std::vector<std::string> openers = packed ? std::vector<std::string>{} : OpenersArg(env, info[into ? 6 : 5], fn);
+  if (!openers.empty()) {
+    Napi::Value value = chunk.Get("symbol");
+    if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint16_array)
+      throw Napi::TypeError::New(env, std::string(fn) + ": field \"symbol\" must be a Uint16Array");
+    Napi::TypedArray array = value.As<Napi::TypedArray>();
+    if (array.ElementLength() < to)
+      throw Napi::RangeError::New(env, std::string(fn) + ": field \"symbol\" has fewer than " + std::to_string(to) + " values");
+    const auto* ids = reinterpret_cast<const uint16_t*>(static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset());
+    for (size_t i = from; i < to; ++i) {
+      if (ids[i] >= openers.size()) throw Napi::RangeError::New(env, std::string(fn) + ": a symbol index past the openers");
+    }
+    columns.symbol = ids;
+    arrays.push_back(Napi::Persistent(static_cast<Napi::Object>(array)));
+  }
   char* out_data = nullptr;
   if (into) {
     if (!info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
       throw Napi::TypeError::New(env, "jsonRowsInto: out must be a Uint8Array (a Buffer)");
     Napi::TypedArray out = info[5].As<Napi::TypedArray>();
-    const size_t bound = enc::rows_json_bound(k, to - from);
+    const size_t bound = enc::rows_json_bound(k, to - from, OpenerChars(openers));
     if (out.ByteLength() < bound)
       throw Napi::RangeError::New(env, "jsonRowsInto: out holds " + std::to_string(out.ByteLength()) + " bytes, " + std::to_string(bound) +
                                            " needed (jsonRowsBound)");
@@ -186,7 +231,7 @@ Napi::Value Start(const Napi::CallbackInfo& info, bool into, bool packed = false
       return deferred.Promise();
     }
   }
-  auto* worker = new JsonRowsWorker(env, k, columns, from, to, first, std::move(arrays), out_data, packed);
+  auto* worker = new JsonRowsWorker(env, k, columns, from, to, first, std::move(arrays), out_data, packed, std::move(openers));
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
@@ -203,7 +248,8 @@ Napi::Value PackedRows(const Napi::CallbackInfo& info) { return Start(info, fals
 Napi::Value JsonRowsBound(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const enc::SeriesKind k = KindArg(env, info[0], "jsonRowsBound");
-  return Napi::Number::New(env, static_cast<double>(enc::rows_json_bound(k, IndexArg(env, info[1], "rows"))));
+  const std::vector<std::string> openers = OpenersArg(env, info[2], "jsonRowsBound");
+  return Napi::Number::New(env, static_cast<double>(enc::rows_json_bound(k, IndexArg(env, info[1], "rows"), OpenerChars(openers))));
 }
 
 }  // namespace tradeapi::napi

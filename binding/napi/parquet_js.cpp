@@ -98,6 +98,7 @@ bool Accepts(pq::PhysicalType type, napi_typedarray_type array) {
     case pq::PhysicalType::Int32: return array == napi_int32_array || array == napi_uint32_array;
     case pq::PhysicalType::Int64: return array == napi_bigint64_array || array == napi_biguint64_array;
     case pq::PhysicalType::Double: return array == napi_float64_array;
+    case pq::PhysicalType::ByteArray: return array == napi_uint16_array;  // indices into the column's dictionary
   }
   return false;
 }
@@ -107,6 +108,7 @@ const char* ExpectedArray(const pq::ColumnSpec& spec) {
     case pq::PhysicalType::Int32: return spec.logical == pq::LogicalType::Uint32 ? "Uint32Array" : "Int32Array";
     case pq::PhysicalType::Int64: return spec.logical == pq::LogicalType::Uint64 ? "BigUint64Array" : "BigInt64Array";
     case pq::PhysicalType::Double: return "Float64Array";
+    case pq::PhysicalType::ByteArray: return "Uint16Array";
   }
   return "typed array";
 }
@@ -165,7 +167,9 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
 
   // new ParquetWriter(kind: 'ticks' | 'rates', options?: {codec?: 'zstd' | 'lz4' | 'none',
   //   level?: number, pageRows?: number, statistics?: boolean, byteStreamSplit?: boolean,
-  //   dictionary?: boolean, pageCrc?: boolean, createdBy?: string})
+  //   dictionary?: boolean, pageCrc?: boolean, createdBy?: string, symbols?: string[]})
+  // symbols: a multi-symbol series (src/terminal/merged-series.ts): a first column "symbol", STRING,
+  // dictionary-encoded with these names, fed by the chunks' `symbol` Uint16Array of indices.
   explicit ParquetWriterWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ParquetWriterWrap>(info) {
     Napi::Env env = info.Env();
     auto config = std::make_shared<FileConfig>();
@@ -197,6 +201,19 @@ class ParquetWriterWrap : public Napi::ObjectWrap<ParquetWriterWrap> {
     if (!page_rows.IsUndefined()) {
       config->options.page_rows = IndexValue(env, page_rows, "pageRows");
       if (config->options.page_rows == 0) throw Napi::RangeError::New(env, "ParquetWriter: pageRows must be positive");
+    }
+    Napi::Value symbols = options.Get("symbols");
+    if (!symbols.IsUndefined()) {
+      if (!symbols.IsArray()) throw Napi::TypeError::New(env, "ParquetWriter: symbols must be an array of strings");
+      Napi::Array list = symbols.As<Napi::Array>();
+      if (list.Length() == 0 || list.Length() > 65536) throw Napi::RangeError::New(env, "ParquetWriter: 1 to 65536 symbols");
+      std::vector<std::string> names;
+      for (uint32_t i = 0; i < list.Length(); ++i) {
+        Napi::Value name = list.Get(i);
+        if (!name.IsString()) throw Napi::TypeError::New(env, "ParquetWriter: symbols must be an array of strings");
+        names.push_back(name.As<Napi::String>().Utf8Value());
+      }
+      config->schema.insert(config->schema.begin(), pq::dictionary_string_column("symbol", std::move(names)));
     }
     if (options.Get("byteStreamSplit").ToBoolean().Value()) config->schema = pq::with_byte_stream_split(std::move(config->schema));
     Napi::Value dictionary = options.Get("dictionary");

@@ -40,6 +40,12 @@ Schema rate_schema() {
   };
 }
 
+ColumnSpec dictionary_string_column(std::string name, std::vector<std::string> dictionary) {
+  ColumnSpec spec{std::move(name), PhysicalType::ByteArray, LogicalType::String, Encoding::RleDictionary};
+  spec.dictionary = std::move(dictionary);
+  return spec;
+}
+
 Schema with_byte_stream_split(Schema schema) {
   for (ColumnSpec& c : schema) {
     if (c.type == PhysicalType::Double) c.encoding = Encoding::ByteStreamSplit;
@@ -65,7 +71,7 @@ void byte_stream_split(const uint8_t* values, size_t n, size_t width, uint8_t* o
 
 namespace {
 
-size_t value_size(PhysicalType t) { return t == PhysicalType::Int32 ? 4 : 8; }
+size_t value_size(PhysicalType t) { return t == PhysicalType::Int32 ? 4 : t == PhysicalType::ByteArray ? 2 : 8; }
 
 template <typename T>
 std::string le_bytes(T v) {
@@ -93,6 +99,8 @@ class Stats {
       case PhysicalType::Double:
         add_doubles(reinterpret_cast<const double*>(values), n);
         break;
+      case PhysicalType::ByteArray:
+        break;  // dictionary_string_chunk's own statistics
     }
   }
 
@@ -112,6 +120,8 @@ class Stats {
         // which sign the values had).
         meta.min = le_bytes(d_.min == 0.0 ? -0.0 : d_.min);
         meta.max = le_bytes(d_.max == 0.0 ? 0.0 : d_.max);
+        break;
+      case PhysicalType::ByteArray:
         break;
     }
   }
@@ -279,6 +289,59 @@ class PageSink {
 thread_local std::unique_ptr<uint8_t[]> PageSink::scratch_;
 thread_local size_t PageSink::scratch_capacity_ = 0;
 
+// A column chunk of a fixed-dictionary STRING column (ColumnSpec::dictionary): the dictionary page
+// (every name, PLAIN: 4-byte length then bytes), then data pages of the rows' indices; statistics
+// are the least and greatest name used, compared as unsigned bytes (the STRING order).
+void dictionary_string_chunk(const ColumnSpec& spec, const WriterOptions& options, const std::vector<Segment>& segments, size_t rows,
+                             PageSink& pages, std::vector<uint8_t>& staging, std::vector<uint8_t>& body, ColumnChunkMeta& meta) {
+  const std::vector<std::string>& names = spec.dictionary;
+  if (names.empty() || names.size() > 65536) throw std::invalid_argument("parquet: a dictionary column needs 1 to 65536 names");
+  body.clear();
+  for (const std::string& name : names) {
+    const auto n = static_cast<uint32_t>(name.size());
+    for (int b = 0; b < 4; ++b) body.push_back(static_cast<uint8_t>(n >> (8 * b)));
+    body.insert(body.end(), name.begin(), name.end());
+  }
+  meta.dictionary_page_offset = static_cast<int64_t>(staging.size());
+  pages.write(PageSink::Kind::Dictionary, checked_i32(names.size(), "dictionary"), Encoding::Plain, body.data(), body.size(), meta);
+  meta.data_page_offset = static_cast<int64_t>(staging.size());
+  int width = 1;
+  while ((size_t{1} << width) < names.size()) ++width;
+  thread_local std::vector<uint32_t> indices;
+  std::vector<bool> used(names.size(), false);
+  size_t segment = 0, offset = 0;
+  for (size_t from = 0; from < rows; from += options.page_rows) {
+    const size_t n = std::min(options.page_rows, rows - from);
+    indices.resize(n);
+    for (size_t i = 0; i < n;) {
+      if (segment >= segments.size()) throw std::invalid_argument("parquet: column shorter than the row group");
+      const Segment& s = segments[segment];
+      const size_t take = std::min(n - i, s.rows - offset);
+      const auto* v = static_cast<const uint16_t*>(s.data) + offset;
+      for (size_t k = 0; k < take; ++k) {
+        if (v[k] >= names.size()) throw std::invalid_argument("parquet: a dictionary index past the names");
+        indices[i + k] = v[k];
+        used[v[k]] = true;
+      }
+      i += take;
+      offset += take;
+      if (offset == s.rows) {
+        ++segment;
+        offset = 0;
+      }
+    }
+    body.clear();
+    encode_dictionary_indices(indices.data(), n, width, false, body);
+    pages.write(PageSink::Kind::Data, checked_i32(n, "page"), Encoding::RleDictionary, body.data(), body.size(), meta);
+  }
+  if (!options.statistics) return;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!used[i]) continue;
+    if (!meta.min || names[i] < *meta.min) meta.min = names[i];
+    if (!meta.max || names[i] > *meta.max) meta.max = names[i];
+  }
+}
+
 }  // namespace
 
 EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& options, const RowGroupInput& input) {
@@ -308,6 +371,10 @@ EncodedRowGroup encode_row_group(const Schema& schema, const WriterOptions& opti
     const ColumnSpec& spec = schema[c];
     ColumnChunkMeta& meta = result.meta.columns[c];
     meta.num_values = static_cast<int64_t>(rows);
+    if (spec.type == PhysicalType::ByteArray) {
+      dictionary_string_chunk(spec, options, input.columns[c], rows, pages, staging, delta, meta);
+      continue;
+    }
     const size_t vbytes = value_size(spec.type);
     const bool delta_encoded = spec.encoding == Encoding::DeltaBinaryPacked;
     if (delta_encoded && spec.type != PhysicalType::Int64) throw std::invalid_argument("parquet: delta encoding is for INT64 columns");
@@ -390,6 +457,13 @@ void write_schema_element(CompactWriter& w, const ColumnSpec& spec) {
       w.begin_struct_field(1);   // MILLIS
       w.end_struct();
       w.end_struct();
+      w.end_struct();
+      w.end_struct();
+      break;
+    case LogicalType::String:
+      w.field_i32(6, 0);         // converted_type: UTF8
+      w.begin_struct_field(10);  // logicalType
+      w.begin_struct_field(1);   // STRING
       w.end_struct();
       w.end_struct();
       break;

@@ -27,7 +27,7 @@
 namespace tradeapi::parquet {
 
 // parquet.thrift Type.
-enum class PhysicalType : int32_t { Int32 = 1, Int64 = 2, Double = 5 };
+enum class PhysicalType : int32_t { Int32 = 1, Int64 = 2, Double = 5, ByteArray = 6 };
 // parquet.thrift Encoding.
 enum class Encoding : int32_t { Plain = 0, PlainDictionary = 2, Rle = 3, DeltaBinaryPacked = 5, RleDictionary = 8, ByteStreamSplit = 9 };
 
@@ -37,6 +37,7 @@ enum class LogicalType {
   TimestampMillisUtc,  // INT64: TIMESTAMP(isAdjustedToUTC=true, MILLIS) / TIMESTAMP_MILLIS
   Uint32,              // INT32: INTEGER(32, unsigned) / UINT_32
   Uint64,              // INT64: INTEGER(64, unsigned) / UINT_64
+  String,              // BYTE_ARRAY: STRING / UTF8
 };
 
 struct ColumnSpec {
@@ -46,6 +47,10 @@ struct ColumnSpec {
   Encoding encoding = Encoding::Plain;
   // INT64 only: stored value = input value * scale (wrapping), e.g. 1000 for seconds -> ms.
   int64_t scale = 1;
+  // BYTE_ARRAY only: the column's fixed dictionary (UTF-8 strings); its input is one uint16 index
+  // into it per row, and every row group writes it as the dictionary page of RLE_DICTIONARY pages
+  // (the symbol column of a multi-symbol series: a few names, each row an index).
+  std::vector<std::string> dictionary = {};
 };
 
 using Schema = std::vector<ColumnSpec>;
@@ -56,6 +61,8 @@ Schema tick_schema();
 // rates: time (s -> ms timestamp), open, high, low, close, tick_volume (uint64), spread (int32),
 // real_volume (uint64).
 Schema rate_schema();
+// A STRING column of names given once (`dictionary`), each row a uint16 index into them.
+ColumnSpec dictionary_string_column(std::string name, std::vector<std::string> dictionary);
 // The schema with every DOUBLE column BYTE_STREAM_SPLIT-encoded.
 Schema with_byte_stream_split(Schema schema);
 
@@ -63,7 +70,7 @@ Schema with_byte_stream_split(Schema schema);
 void byte_stream_split(const uint8_t* values, size_t n, size_t width, uint8_t* out);
 
 // A contiguous run of one column's input values: 4-byte elements for INT32 columns, 8-byte ones
-// for INT64 and DOUBLE columns.
+// for INT64 and DOUBLE columns, 2-byte dictionary indices for BYTE_ARRAY ones.
 struct Segment {
   const void* data;
   size_t rows;

@@ -80,6 +80,11 @@ export interface Config {
   readonly port: number;
   /** TRADEAPI_MAX_STREAMS: series responses (ticks, rates) in progress at once; more get 503. */
   readonly maxStreams: number;
+  /**
+   * TRADEAPI_MAX_SYMBOLS_PER_REQUEST: symbols one multi-symbol series request (`symbols=`, `group=`
+   * on /ticks/range and /rates/range) may name or match, 1..65536 (default 100); more get 400.
+   */
+  readonly maxSymbolsPerRequest: number;
   /** TRADEAPI_SEND_TIMEOUT_MS: a stream whose peer takes nothing for this long is closed. */
   readonly sendTimeoutMs: number;
   /** TRADEAPI_SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, responses in flight get this long, then are aborted. */
@@ -285,7 +290,7 @@ export function loadTerminalSettings(env: Env): TerminalSettings {
 
 type ProcessSettings = Pick<
   Config,
-  'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite' | 'compression'
+  'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'maxSymbolsPerRequest' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite' | 'compression'
 >;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
@@ -296,6 +301,7 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     host: parseHost(overrides.host ?? env.TRADEAPI_HOST ?? DEFAULTS.host, overrides.host !== undefined ? '--host' : 'TRADEAPI_HOST'),
     port: parsePort(overrides.port ?? env.TRADEAPI_PORT, overrides.port !== undefined ? '--port' : 'TRADEAPI_PORT'),
     maxStreams: parsePositiveInt('TRADEAPI_MAX_STREAMS', env.TRADEAPI_MAX_STREAMS, defaultMaxStreams()),
+    maxSymbolsPerRequest: parseMaxSymbolsPerRequest(env.TRADEAPI_MAX_SYMBOLS_PER_REQUEST),
     sendTimeoutMs: parseMs(env, 'TRADEAPI_SEND_TIMEOUT_MS', DEFAULT_SEND_TIMEOUT_MS),
     shutdownGraceMs: parseMs(env, 'TRADEAPI_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs),
     connections: parseConnectionSettings(env),
@@ -304,6 +310,17 @@ function processSettings(env: Env, overrides: ConfigOverrides): ProcessSettings 
     storeWrite: parseStoreWrite(env),
     compression: parseCompression(env),
   };
+}
+
+/** The most symbols a merged series may carry: its symbol column is a uint16 index. */
+export const MAX_SYMBOLS_PER_REQUEST_CEILING = 65_536;
+
+function parseMaxSymbolsPerRequest(raw: string | undefined): number {
+  const n = parsePositiveInt('TRADEAPI_MAX_SYMBOLS_PER_REQUEST', raw, 100);
+  if (n > MAX_SYMBOLS_PER_REQUEST_CEILING) {
+    throw new ConfigError(`TRADEAPI_MAX_SYMBOLS_PER_REQUEST must be at most ${MAX_SYMBOLS_PER_REQUEST_CEILING} (a merged series indexes its symbols in 16 bits); got ${JSON.stringify(raw)}`);
+  }
+  return n;
 }
 
 const COMPRESS_MODES: readonly CompressMode[] = ['auto', 'always', 'never'];

@@ -16,11 +16,11 @@ import type { BodySink } from './types.js';
 /** The addon's JSON encoder (binding/napi/json_js.cpp). */
 export interface NativeJsonAddon {
   /** Rows [from, to) of a chunk as `,{...}...` (or `[{...}...` when `first`), encoded on the thread pool. */
-  jsonRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, first: boolean): Promise<Buffer>;
+  jsonRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, first: boolean, openers?: readonly string[]): Promise<Buffer>;
   /** The same text written into `out` (at least jsonRowsBound(kind, to - from) bytes); resolves with its length. */
-  jsonRowsInto?(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, first: boolean, out: Uint8Array): Promise<number>;
+  jsonRowsInto?(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, first: boolean, out: Uint8Array, openers?: readonly string[]): Promise<number>;
   /** The most bytes the text of `rows` rows takes. */
-  jsonRowsBound?(kind: SeriesKind, rows: number): number;
+  jsonRowsBound?(kind: SeriesKind, rows: number, openers?: readonly string[]): number;
 }
 
 let loading: Promise<NativeJsonAddon | null> | undefined;
@@ -73,6 +73,14 @@ class PiecePool {
   }
 }
 
+/**
+ * What each row of a multi-symbol series opens with, per symbol index: the symbol before the other
+ * fields, as the live tick events write it (`{"symbol":"EURUSD","time":...`).
+ */
+export function symbolOpeners(symbols: readonly string[]): string[] {
+  return symbols.map((name) => `{"symbol":${JSON.stringify(name)},"time":`);
+}
+
 export async function writeJsonNative(
   addon: NativeJsonAddon,
   layout: SeriesLayout,
@@ -89,7 +97,8 @@ export async function writeJsonNative(
   let ended = false;
   let first = true;
   const into = sink.releasesWrites === true && addon.jsonRowsInto && addon.jsonRowsBound ? addon.jsonRowsInto.bind(addon) : undefined;
-  const pool = into ? new PiecePool(addon.jsonRowsBound!(layout.kind, pieceRows)) : undefined;
+  const openers = layout.symbols ? symbolOpeners(layout.symbols) : undefined;
+  const pool = into ? new PiecePool(addon.jsonRowsBound!(layout.kind, pieceRows, openers)) : undefined;
   // The first pieces get buffers of their own, sized to their text: a small answer (most are one
   // piece) does not pay for a pool buffer of a whole piece's bound (~1 MB for 4 K ticks).
   let fresh = POOL_AFTER_PIECES;
@@ -120,10 +129,10 @@ export async function writeJsonNative(
       let entry: InFlight;
       if (into && pool && fresh-- <= 0) {
         const buffer = pool.take();
-        const text = into(layout.kind, chunk, offset, to, first, buffer).then((n) => buffer.subarray(0, n));
+        const text = into(layout.kind, chunk, offset, to, first, buffer, openers).then((n) => buffer.subarray(0, n));
         entry = { text, done: false, buffer };
       } else {
-        entry = { text: addon.jsonRows(layout.kind, chunk, offset, to, first), done: false };
+        entry = { text: addon.jsonRows(layout.kind, chunk, offset, to, first, openers), done: false };
       }
       const text = entry.text;
       const read = readers;

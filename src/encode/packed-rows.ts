@@ -30,6 +30,16 @@ export const PACKED_DTYPES: Readonly<Record<SeriesKind, string>> = {
   bars: "[('time','<i8'),('open','<f8'),('high','<f8'),('low','<f8'),('close','<f8'),('tick_volume','<u8'),('spread','<i4'),('real_volume','<u8'),('time_close_msc','<i8')]",
 };
 
+/**
+ * A multi-symbol series' packed rows: the 60-byte record, then the row's symbol as a uint32 index
+ * into the list the Tradeapi-Symbols header gives (64 bytes a row, 4-byte aligned).
+ */
+export const PACKED_MULTI_ROW_BYTES = 64;
+export const PACKED_MULTI_DTYPES: Readonly<Record<'ticks' | 'rates', string>> = {
+  ticks: `${PACKED_DTYPES.ticks.slice(0, -1)},('symbol','<u4')]`,
+  rates: `${PACKED_DTYPES.rates.slice(0, -1)},('symbol','<u4')]`,
+};
+
 const LITTLE_ENDIAN = endianness() === 'LE';
 
 /**
@@ -37,12 +47,14 @@ const LITTLE_ENDIAN = endianness() === 'LE';
  * bytes, so 8-byte fields are only 4-byte aligned in odd rows); typed arrays are host order, which
  * must be little-endian, as numpy's '<' says.
  */
-export function packRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number): Uint8Array {
+export function packRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to: number, symbol?: Uint16Array): Uint8Array {
   if (!LITTLE_ENDIAN) throw new Error('packed rows need a little-endian host');
   const n = Math.max(0, to - from);
-  const rowWords = ROW_BYTES[kind] / 4;
-  const out = Buffer.allocUnsafe(n * ROW_BYTES[kind]);
+  const baseWords = ROW_BYTES[kind] / 4;
+  const rowWords = symbol ? PACKED_MULTI_ROW_BYTES / 4 : baseWords;
+  const out = Buffer.allocUnsafe(n * rowWords * 4);
   const words = new Uint32Array(out.buffer, out.byteOffset, n * rowWords);
+  if (symbol) for (let i = 0, d = baseWords; i < n; i++, d += rowWords) words[d] = symbol[from + i]!;
   const record = chunk as unknown as Record<string, ArrayBufferView>;
   for (const [name, offset, width] of FIELDS[kind]) {
     const column = record[name]!;
@@ -94,7 +106,10 @@ export async function writePacked(layout: SeriesLayout, series: Series<SeriesChu
       next = series.next();
       continue;
     }
-    const packed = packer && layout.kind !== 'bars' ? await packer.packedRows(layout.kind, chunk, 0, rows) : packRows(layout.kind, chunk, 0, rows);
+    // A multi-symbol series is packed here (the addon packs the 60-byte record only), at most one
+    // chunk at a time; custom bars too (the addon knows ticks and rates).
+    const symbol = layout.symbols ? (chunk as unknown as { symbol: Uint16Array }).symbol : undefined;
+    const packed = packer && layout.kind !== 'bars' && !symbol ? await packer.packedRows(layout.kind, chunk, 0, rows) : packRows(layout.kind, chunk, 0, rows, symbol);
     // The rows are copied into `packed`: the chunk is read no more, whatever the sink keeps.
     release?.(chunk);
     next = series.next();

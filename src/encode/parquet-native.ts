@@ -56,6 +56,8 @@ export interface NativeParquetWriterOptions {
    */
   pageCrc?: boolean;
   createdBy?: string;
+  /** A multi-symbol series: a first column `symbol` (STRING, dictionary-encoded) fed by the chunks' `symbol` indices into these names. */
+  symbols?: readonly string[];
 }
 
 /** One slice of a chunk: rows [from, to). */
@@ -145,6 +147,7 @@ export async function writeParquetNative(
     codec: s.codec,
     ...(s.level !== undefined ? { level: s.level } : s.codec === 'zstd' ? { level: NATIVE_DEFAULT_ZSTD_LEVEL } : {}),
     createdBy: 'tradeapi (native Parquet writer)',
+    ...(layout.symbols ? { symbols: layout.symbols } : {}),
   });
   const parallelism = Math.max(1, Math.floor(s.parallelism));
   const inFlight: InFlight[] = [];

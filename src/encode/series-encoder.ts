@@ -25,7 +25,7 @@ import {
 } from './parquet-wasm.js';
 import { defaultParallelism, loadNativeParquet, writeParquetNative, type NativeParquetCodec } from './parquet-native.js';
 import { writePacked } from './packed-rows.js';
-import { layoutOf, type SeriesChunk, type SeriesKind, type SeriesLayout } from './series-layout.js';
+import { layoutOf, multiLayoutOf, type SeriesChunk, type SeriesKind, type SeriesLayout } from './series-layout.js';
 import { MediaTypes, type BodySink, type Encoded, type Format } from './types.js';
 
 /**
@@ -67,6 +67,11 @@ export interface SeriesEncodeOptions {
    * native when the addon loads, else js.
    */
   jsonEngine?: 'auto' | 'native' | 'js';
+  /**
+   * A multi-symbol series (src/terminal/merged-series.ts): the symbols its chunks' `symbol` column
+   * indexes, in the order listed. Every format then carries a `symbol` field (series-layout.ts).
+   */
+  symbols?: readonly string[];
 }
 
 /** Rows per Parquet row group by default. Measured on 10 M ticks (zstd): 128 K, 256 K and 512 K rows
@@ -89,7 +94,7 @@ export function encodeSeries(format: Format, kind: 'rates', series: Series<RateC
 export function encodeSeries(format: Format, kind: 'bars', series: Series<BarChunk>, options?: SeriesEncodeOptions): Encoded;
 export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries, options?: SeriesEncodeOptions): Encoded;
 export function encodeSeries(format: Format, kind: SeriesKind, series: AnySeries, options: SeriesEncodeOptions = {}): Encoded {
-  const layout = layoutOf(kind);
+  const layout = options.symbols ? multiLayoutOf(kind, options.symbols) : layoutOf(kind);
   const source = series as Series<SeriesChunk>;
   let started = false;
   return {
@@ -132,6 +137,7 @@ async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink
     });
   }
   if (engine === 'native') throw new Error('the native JSON encoder is not available (addon not loaded)');
+  if (layout.symbols) throw new Error('the JSON of a multi-symbol series needs the native JSON encoder (addon not loaded)');
   const rowsJson = rowsJsonOf(layout.kind);
   const release = releaserOf(series);
   let first = true;
@@ -270,6 +276,7 @@ async function writeParquetSeries(layout: SeriesLayout, series: Series<SeriesChu
       throw new Error(codec ? 'the native Parquet writer is not available (addon not loaded)' : `the native Parquet writer has no ${compression} codec`);
     }
   }
+  if (layout.symbols) throw new Error(`the Parquet of a multi-symbol series needs the native writer (${compression === 'snappy' ? 'no snappy there: zstd, lz4 or none' : 'addon not loaded'})`);
   if (options.footerMetadata) {
     throw new Error(
       `footerMetadata needs the native Parquet writer (${engine === 'wasm' ? "parquetEngine 'wasm' was asked for" : `not used here: ${compression === 'snappy' ? 'snappy' : 'the addon has no native writer'}`}); parquet-wasm fixes its key-value metadata before the first row group`,

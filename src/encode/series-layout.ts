@@ -2,6 +2,7 @@
 // column buffers are the chunk's own arrays: no copy. The one exception is Parquet's `time` column,
 // seconds turned into milliseconds (see column-types.ts).
 import {
+  Dictionary,
   Field,
   Float64,
   Int32,
@@ -9,7 +10,10 @@ import {
   RecordBatch,
   Schema as ArrowSchema,
   Struct,
+  Uint16,
   Uint64,
+  Utf8,
+  vectorFromArray,
   type DataType,
 } from 'apache-arrow';
 
@@ -25,6 +29,11 @@ type Column = BigInt64Array | BigUint64Array | Float64Array | Uint32Array | Int3
 
 export interface SeriesLayout {
   readonly kind: SeriesKind;
+  /**
+   * A multi-symbol series (multiLayoutOf): the symbols its chunks' `symbol` column indexes, in the
+   * order listed; the `symbol` field comes first. Undefined for one symbol's series.
+   */
+  readonly symbols?: readonly string[];
   /** Field names in numpy dtype order. */
   readonly names: readonly string[];
   /** int64 time columns holding seconds (converted to ms for Parquet). */
@@ -118,4 +127,52 @@ export const BarLayout: SeriesLayout = makeLayout('bars', [...RATE_COLUMNS, ['ti
 
 export function layoutOf(kind: SeriesKind): SeriesLayout {
   return kind === 'ticks' ? TickLayout : kind === 'rates' ? RateLayout : BarLayout;
+}
+
+/** The symbol column's Arrow type: names in a dictionary, a uint16 index per row. */
+const symbolType = (): Dictionary<Utf8, Uint16> => new Dictionary(new Utf8(), new Uint16(), 0, false);
+
+/**
+ * A multi-symbol series (issue 36 §2): the chunks of `kind` plus a `symbol` Uint16Array of indices
+ * into `symbols`, laid out as a first field `symbol`, Dictionary<Utf8, Uint16> in Arrow (the
+ * dictionary written once, before the first batch), then the one-symbol fields.
+ */
+export function multiLayoutOf(kind: SeriesKind, symbols: readonly string[]): SeriesLayout {
+  const base = layoutOf(kind);
+  const type = symbolType();
+  const dictionary = vectorFromArray([...symbols], new Utf8());
+  const schemas = new Map<ColumnTarget, ArrowSchema>();
+  const schema = (target: ColumnTarget): ArrowSchema => {
+    let s = schemas.get(target);
+    if (!s) {
+      s = new ArrowSchema([new Field('symbol', type, false), ...base.schema(target).fields]);
+      schemas.set(target, s);
+    }
+    return s;
+  };
+  const symbolsOf = (chunk: SeriesChunk): Uint16Array => (chunk as unknown as { symbol?: unknown }).symbol as Uint16Array;
+  const rowsOf = (chunk: SeriesChunk): number => {
+    const rows = base.rowsOf(chunk);
+    const ids = symbolsOf(chunk);
+    if (!(ids instanceof Uint16Array) || ids.length < rows) throw new TypeError(`${kind} chunk: column "symbol" must be a Uint16Array of at least ${rows} values`);
+    return rows;
+  };
+  return {
+    kind,
+    symbols: [...symbols],
+    names: ['symbol', ...base.names],
+    secondsColumns: base.secondsColumns,
+    timeColumns: base.timeColumns,
+    schema,
+    rowsOf,
+    emptyChunk: () => ({ ...base.emptyChunk(), symbol: new Uint16Array(0) }) as unknown as SeriesChunk,
+    batch(chunk, target, from = 0, to = rowsOf(chunk)) {
+      const inner = base.batch(chunk, target, from, to);
+      const rows = to - from;
+      const ids = symbolsOf(chunk);
+      const symbol = makeData({ type, length: rows, nullCount: 0, data: from === 0 && to === ids.length ? ids : ids.subarray(from, to), dictionary });
+      const s = schema(target);
+      return new RecordBatch(s, makeData({ type: new Struct(s.fields), length: rows, nullCount: 0, children: [symbol, ...inner.data.children] }));
+    },
+  };
 }

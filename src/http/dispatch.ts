@@ -243,6 +243,8 @@ export function createDispatcher(opts: DispatcherOptions): RequestHandler {
             ...(coding !== 'identity' ? { 'content-encoding': coding } : {}),
             // A local store answered part of the range (src/store/store-terminal.ts): say which part.
             ...(reply.series.source !== undefined ? { 'tradeapi-source': reply.series.source } : {}),
+            // A multi-symbol series: its symbols in the order listed, which packed rows index (docs/api.md).
+            ...(reply.symbols ? { 'tradeapi-symbols': reply.symbols.map(encodeURIComponent).join(',') } : {}),
           };
           if (req.method === 'HEAD') {
             // The head of a stream is all a HEAD gets: nothing is produced (the cursor is closed).

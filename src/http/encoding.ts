@@ -29,6 +29,7 @@ export async function encodeReply(format: Format, reply: DataReply, busy = false
         rowGroupRows: STREAM_ROW_GROUP_ROWS,
         jsonPieceRows: STREAM_JSON_PIECE_ROWS,
         ...(busy ? { parallelism: 1 } : {}),
+        ...(reply.symbols ? { symbols: reply.symbols } : {}),
       };
       switch (reply.which) {
         case 'ticks': return encodeSeries(format, 'ticks', reply.series, options);

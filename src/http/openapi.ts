@@ -71,9 +71,22 @@ const FORMAT_NAMES: Readonly<Record<Format, string>> = {
   packed: "packed records: each row exactly as the MetaTrader5 package's numpy dtype lays it out (little-endian, 60 bytes; custom bars 68 with time_close_msc; no padding), rows back to back, no header; `numpy.frombuffer(body, dtype)` views it",
 };
 
-function successContent(route: Route, example?: unknown): Json {
+/** A named response example beside the route's main one (e.g. the multi-symbol form of a range route). */
+export interface NamedExample {
+  readonly name: string;
+  readonly summary: string;
+  readonly value: unknown;
+}
+
+function successContent(route: Route, example?: unknown, named: readonly NamedExample[] = []): Json {
   const schema = route.response.schema ? plain(route.response.schema) : {};
-  const withExample = (media: Json): Json => (example === undefined ? media : { ...media, example });
+  // OpenAPI allows `example` or `examples`, not both: the main one is the first of `examples` then.
+  const withExample = (media: Json): Json =>
+    example === undefined
+      ? media
+      : named.length === 0
+        ? { ...media, example }
+        : { ...media, examples: Object.fromEntries([['default', { summary: 'The request of the main example', value: example }], ...named.map((n) => [n.name, { summary: n.summary, value: n.value }])]) };
   if (route.response.kind === 'json') return { 'application/json': withExample({ schema }) };
   if (route.response.kind === 'bytes') return { [route.response.contentType ?? 'application/octet-stream']: {} };
   if (route.response.kind === 'events') return { [route.response.contentType ?? 'text/event-stream']: { schema: { type: 'string', description: 'Server-Sent Events, see the description' } } };
@@ -87,14 +100,14 @@ function successContent(route: Route, example?: unknown): Json {
   return content;
 }
 
-function operation(route: Route, options: OpenApiOptions, example: unknown): Json {
+function operation(route: Route, options: OpenApiOptions, example: unknown, named: readonly NamedExample[] = []): Json {
   const responses: Record<string, Json> =
     route.response.kind === 'websocket'
       ? {
           '101': { description: route.response.description },
           '426': problemResponse('upgradeRequired'),
         }
-      : { '200': { description: route.response.description, content: successContent(route, example) } };
+      : { '200': { description: route.response.description, content: successContent(route, example, named) } };
   if (route.path === '/health') responses['503'] = { description: 'Terminal unavailable (same shape, status "unavailable")', content: successContent(route) };
   const kinds = new Set<ProblemKind>(route.errors);
   const takesInput = Object.keys(route.query.properties).length > 0 || Object.keys(route.params.properties).length > 0 || route.body;
@@ -158,14 +171,20 @@ function operation(route: Route, options: OpenApiOptions, example: unknown): Jso
 
 /**
  * `examples`: the JSON answer to show for a route's 200, by `METHOD path` (routes/examples.ts
- * takes them from the simulator).
+ * takes them from the simulator); `named`: more of them for some routes, by the same key.
  */
-export function openApiDocument(routes: readonly Route[], options: OpenApiOptions, examples: ReadonlyMap<string, unknown> = new Map()): Json {
+export function openApiDocument(
+  routes: readonly Route[],
+  options: OpenApiOptions,
+  examples: ReadonlyMap<string, unknown> = new Map(),
+  named: ReadonlyMap<string, readonly NamedExample[]> = new Map(),
+): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     if (route.hidden) continue;
     const path = `${options.prefix}${route.path}`;
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, options, examples.get(`${route.method} ${route.path}`));
+    const key = `${route.method} ${route.path}`;
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, options, examples.get(key), named.get(key));
   }
   const components: Json = {
     schemas: {

@@ -18,6 +18,9 @@ type CustomKind = 'date' | 'constant';
 export const Param = {
   symbol: (description = 'Symbol name as the terminal spells it, e.g. EURUSD') =>
     Type.String({ minLength: 1, maxLength: 64, description, examples: ['EURUSD'] }),
+  /** Several symbol names, comma-separated (multi-symbol series). */
+  symbols: (description = 'Symbol names, comma-separated, e.g. EURUSD,GBPUSD,USDJPY') =>
+    Type.String({ minLength: 1, maxLength: 16384, description, examples: ['EURUSD,GBPUSD,USDJPY'] }),
   group: () =>
     Type.String({
       minLength: 1,

@@ -51,9 +51,13 @@ export interface LiveReplies {}
 export type Reply =
   | { kind: 'object'; value: object; columns: Schema }
   | { kind: 'records'; rows: readonly object[]; columns: Schema }
-  | { kind: 'series'; which: 'ticks'; series: Series<TickChunk>; compression?: ParquetCompression | undefined }
-  | { kind: 'series'; which: 'rates'; series: Series<RateChunk>; compression?: ParquetCompression | undefined }
-  | { kind: 'series'; which: 'bars'; series: Series<BarChunk>; compression?: ParquetCompression | undefined }
+  /**
+   * A series; `symbols` for a multi-symbol one (src/terminal/merged-series.ts): its chunks carry a
+   * `symbol` Uint16Array of indices into these names, and every format a `symbol` field.
+   */
+  | { kind: 'series'; which: 'ticks'; series: Series<TickChunk>; compression?: ParquetCompression | undefined; symbols?: readonly string[] | undefined }
+  | { kind: 'series'; which: 'rates'; series: Series<RateChunk>; compression?: ParquetCompression | undefined; symbols?: readonly string[] | undefined }
+  | { kind: 'series'; which: 'bars'; series: Series<BarChunk>; compression?: ParquetCompression | undefined; symbols?: undefined }
   /** JSON only, any status (health). */
   | { kind: 'json'; status: number; value: unknown }
   /** Fixed bytes (docs assets, the OpenAPI document). */

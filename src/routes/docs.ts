@@ -47,7 +47,7 @@ export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions)
   let document: Promise<Uint8Array> | undefined;
   const build = (services: Parameters<typeof responseExamples>[1]): Promise<Uint8Array> =>
     responseExamples(apiRoutes, services).then(
-      (examples) => encode(JSON.stringify(openApiDocument(apiRoutes, options, examples))),
+      (examples) => encode(JSON.stringify(openApiDocument(apiRoutes, options, examples.main, examples.named))),
       () => encode(JSON.stringify(openApiDocument(apiRoutes, options))),
     );
   const cache = new Map<string, Uint8Array>();

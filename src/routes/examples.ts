@@ -5,6 +5,7 @@
 // lists are cut to their first MAX_ROWS rows.
 import { collect, encodeReply } from '../http/encoding.js';
 import { ParameterParser } from '../http/params.js';
+import type { NamedExample } from '../http/openapi.js';
 import type { Route, Services } from '../http/route.js';
 import { openSimTerminal } from '../terminal/index.js';
 
@@ -53,37 +54,65 @@ export const EXAMPLE_REQUESTS: Readonly<Record<string, ExampleRequest>> = {
   'POST /order/check': { body: { request: { action: 1, symbol: 'USDJPY', volume: 1.0, type: 0, price: 150.0, type_filling: 1 } } },
 };
 
+/** More examples of some routes, shown beside the main one by name: the multi-symbol forms of the range routes. */
+export const NAMED_EXAMPLE_REQUESTS: Readonly<Record<string, readonly (ExampleRequest & { readonly name: string; readonly summary: string })[]>> = {
+  'GET /ticks/range': [
+    { name: 'symbols', summary: 'Several symbols in one answer, merged by time_msc (symbols=EURUSD,USDJPY)', query: 'symbols=EURUSD,USDJPY&date_from=2024-01-10T09:00:00Z&date_to=2024-01-10T09:00:10Z' },
+  ],
+  'GET /rates/range': [
+    { name: 'group', summary: 'The Market Watch symbols of a group filter, merged by time (group=EURUSD,USDJPY)', query: 'group=EURUSD,USDJPY&timeframe=TIMEFRAME_H1&date_from=2024-01-09T09:00:00Z&date_to=2024-01-09T11:00:00Z' },
+  ],
+};
+
+export interface ResponseExamples {
+  /** The main example of each route that has one, by exampleKey. */
+  readonly main: Map<string, unknown>;
+  /** The named ones (NAMED_EXAMPLE_REQUESTS), by exampleKey. */
+  readonly named: Map<string, NamedExample[]>;
+}
+
 export const exampleKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
 
 /**
  * The JSON answer of every route that has an example request, keyed by exampleKey. `services`
  * supplies everything but the terminal, which is a fresh frozen-clock simulator, closed after.
  */
-export async function responseExamples(routes: readonly Route[], services: Omit<Services, 'terminal'>): Promise<Map<string, unknown>> {
+export async function responseExamples(routes: readonly Route[], services: Omit<Services, 'terminal'>): Promise<ResponseExamples> {
   const terminal = openSimTerminal({ nowMs: EXAMPLE_NOW_MS, accountAnchor: Date.UTC(2024, 0, 10) / 1000 });
-  const examples = new Map<string, unknown>();
+  const main = new Map<string, unknown>();
+  const named = new Map<string, NamedExample[]>();
+  // The answer to one example request, cut to MAX_ROWS rows; undefined for a reply without JSON.
+  const answer = async (route: Route, request: ExampleRequest): Promise<unknown> => {
+    const search = new URLSearchParams(request.query ?? '');
+    const query = new ParameterParser('query', route.query).parse((name) => search.getAll(name));
+    const params = new ParameterParser('path', route.params).parse((name) => (request.params?.[name] === undefined ? [] : [request.params[name]]));
+    const reply = await route.handler({ ...services, terminal, query, params, body: request.body, header: () => undefined });
+    let value: unknown;
+    if (reply.kind === 'json') value = reply.value;
+    else if (reply.kind === 'bytes' || reply.kind === 'events' || reply.kind === 'websocket' || reply.kind === 'web') return undefined;
+    else {
+      try {
+        value = JSON.parse(Buffer.from(await collect(await encodeReply('json', reply))).toString('utf8'));
+      } finally {
+        if (reply.kind === 'series') reply.series.close();
+      }
+    }
+    return Array.isArray(value) ? value.slice(0, MAX_ROWS) : value;
+  };
   try {
     for (const route of routes) {
-      const request = EXAMPLE_REQUESTS[exampleKey(route)];
+      const key = exampleKey(route);
+      const request = EXAMPLE_REQUESTS[key];
       if (!request) continue;
-      const search = new URLSearchParams(request.query ?? '');
-      const query = new ParameterParser('query', route.query).parse((name) => search.getAll(name));
-      const params = new ParameterParser('path', route.params).parse((name) => (request.params?.[name] === undefined ? [] : [request.params[name]]));
-      const reply = await route.handler({ ...services, terminal, query, params, body: request.body, header: () => undefined });
-      let value: unknown;
-      if (reply.kind === 'json') value = reply.value;
-      else if (reply.kind === 'bytes' || reply.kind === 'events' || reply.kind === 'websocket' || reply.kind === 'web') continue;
-      else {
-        try {
-          value = JSON.parse(Buffer.from(await collect(await encodeReply('json', reply))).toString('utf8'));
-        } finally {
-          if (reply.kind === 'series') reply.series.close();
-        }
-      }
-      examples.set(exampleKey(route), Array.isArray(value) ? value.slice(0, MAX_ROWS) : value);
+      const value = await answer(route, request);
+      if (value === undefined) continue;
+      main.set(key, value);
+      const more: NamedExample[] = [];
+      for (const extra of NAMED_EXAMPLE_REQUESTS[key] ?? []) more.push({ name: extra.name, summary: extra.summary, value: await answer(route, extra) });
+      if (more.length > 0) named.set(key, more);
     }
   } finally {
     await terminal.close();
   }
-  return examples;
+  return { main, named };
 }

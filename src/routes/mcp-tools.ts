@@ -217,14 +217,14 @@ async function answer(reply: Reply, parquet: string | undefined): Promise<Json> 
     case 'series': {
       if (reply.which === 'ticks') {
         const head = await firstRows(reply.series, MAX_INLINE_ROWS);
-        return bounded((await asJson({ kind: 'series', which: 'ticks', series: head.series })) as unknown[], head.more, parquet);
+        return bounded((await asJson({ kind: 'series', which: 'ticks', series: head.series, symbols: reply.symbols })) as unknown[], head.more, parquet);
       }
       if (reply.which === 'bars') {
         const head = await firstRows(reply.series, MAX_INLINE_ROWS);
         return bounded((await asJson({ kind: 'series', which: 'bars', series: head.series })) as unknown[], head.more, parquet);
       }
       const head = await firstRows(reply.series, MAX_INLINE_ROWS);
-      return bounded((await asJson({ kind: 'series', which: 'rates', series: head.series })) as unknown[], head.more, parquet);
+      return bounded((await asJson({ kind: 'series', which: 'rates', series: head.series, symbols: reply.symbols })) as unknown[], head.more, parquet);
     }
     default:
       // Not a data route's reply: routeTools never makes a tool of one.

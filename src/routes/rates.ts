@@ -5,6 +5,8 @@ import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
 import { withinMaxBars } from './bar-limit.js';
 import { RateRow } from './series-schemas.js';
+import { mergeSeries } from '../terminal/merged-series.js';
+import { openEach, pickSymbols, symbolChoice } from './multi-symbol.js';
 import { orderedRange, toSeconds } from './shared.js';
 
 const common = {
@@ -61,20 +63,24 @@ export const rateRoutes: readonly Route[] = [
     path: '/rates/range',
     mt5: 'copy_rates_range',
     summary: 'Bars in a date range',
-    description: 'Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`).' + maxbars,
+    description:
+      'Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`).' +
+      maxbars +
+      ' With `symbols` or `group`, several symbols\' bars in one answer ordered by time (ties in the order listed), each with a `symbol` field; the limits and the 404s apply to each symbol.',
     tags: ['market data'],
     operational: false,
-    query: { ...common, date_from: Param.date('First bar open time'), date_to: Param.date('Last bar open time') },
+    query: { ...common, ...symbolChoice, date_from: Param.date('First bar open time'), date_to: Param.date('Last bar open time') },
     errors,
-    response,
-    async handler({ terminal, query }) {
+    response: { ...response, description: 'Bars in ascending time (with `symbols` or `group`: each with its `symbol`, first)' },
+    async handler({ terminal, query, config }) {
       orderedRange(query.date_from, query.date_to);
       const range = { timeframe: query.timeframe, fromMs: query.date_from, toMs: query.date_to };
-      const series = await withinMaxBars(terminal, range, () =>
-        terminal.copyRatesRange(query.symbol, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to)),
-        query.symbol,
-      );
-      return { kind: 'series', which: 'rates', series, compression: query.compression };
+      const open = (name: string) =>
+        withinMaxBars(terminal, range, () => terminal.copyRatesRange(name, query.timeframe, toSeconds(query.date_from), toSeconds(query.date_to)), name);
+      const pick = await pickSymbols(terminal, query, config.maxSymbolsPerRequest);
+      if ('one' in pick) return { kind: 'series', which: 'rates', series: await open(pick.one), compression: query.compression };
+      const each = await openEach(terminal, pick.many, open);
+      return { kind: 'series', which: 'rates', series: mergeSeries('rates', each), compression: query.compression, symbols: pick.many };
     },
   }),
 ];

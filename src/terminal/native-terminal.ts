@@ -6,7 +6,7 @@ import type {
   AccountInfo, BookInfo, LastError, OrderCheckResult, SymbolInfo, TerminalInfo, Tick, TradeDeal, TradeOrder,
   TradePosition, TradeRequest, Version,
 } from './records.js';
-import type { RateChunk, Series, TickChunk } from './series.js';
+import { settleChunk, type RateChunk, type Series, type TickChunk } from './series.js';
 import type { BridgeStatus, HistoryFilter, SeriesOptions, Terminal, TradeFilter } from './terminal.js';
 
 // 64 K rows measured fastest end to end (25 M ticks/s vs 17 M at 1 M rows: the chunk stays in cache).
@@ -57,17 +57,8 @@ class NativeSeriesIterator<C extends { rows: number }> implements Series<C> {
   async next(): Promise<C | null> {
     if (this.done) return null;
     const pending = this.ahead.shift() ?? this.produce();
-    let chunk: C | null;
-    try {
-      chunk = await pending;
-    } catch (e) {
-      this.close();
-      throw e;
-    }
-    if (chunk === null) {
-      this.close();
-      return null;
-    }
+    const chunk = await settleChunk(pending, () => this.close());
+    if (chunk === null) return null;
     // Reading ahead (see Series.readAhead): the worker produces the next chunks while this one is
     // encoded and sent, a bounded queue of READ_AHEAD_CHUNKS in flight (each job is queued on the
     // terminal's bulk lane, so they run in order). Memory stays bounded (that many chunks), and a

@@ -139,6 +139,8 @@ export interface NativeAddon {
   columnPoolStats?(): ColumnPoolStats;
   /** Custom bars folded on the thread pool (binding/napi/bar_fold_js.h). Absent in addons built before it. */
   BarFolder?: new (options: NativeBarFolderOptions) => NativeBarFolder;
+  /** The k-way merge of several symbols' chunks (binding/napi/merge_js.cpp). Absent in addons built before it. */
+  SeriesMerger?: new (kind: 'ticks' | 'rates', outRows: number) => NativeSeriesMerger;
 }
 
 export interface NativeBarFolderOptions {
@@ -159,6 +161,20 @@ export interface NativeBarFolder {
   push(chunk: TickChunk): Promise<void>;
   take(minRows: number): BarChunk | undefined;
   finish(nowServerMs: number, forming: boolean): void;
+}
+
+/** One merge of several symbols' series (merged-series.ts): each merge() on the thread pool, one at a time. */
+export interface NativeSeriesMerger {
+  /** The source's current chunk (its columns are read once, and referenced until replaced), or null: none. Not during a merge. */
+  setSource(id: number, chunk: object | null): void;
+  /**
+   * Merges on from each source's row `from`, given as [id, from, id, from, …] (every source set, every
+   * window non-empty) up to the first window emptied; `next`: each source's next row, in the order
+   * given; `chunk`: an output of outRows rows, once full.
+   */
+  merge(positions: readonly number[]): Promise<{ next: number[]; chunk: object | null }>;
+  /** The rows merged and not yet handed over (the series' end), or null. */
+  flush(): object | null;
 }
 
 export interface ColumnPoolStats {

@@ -71,3 +71,19 @@ export interface Series<C> extends AsyncIterable<C> {
    */
   readonly source?: string;
 }
+
+/**
+ * A series' next chunk from `pending`: the series is closed when it ends (null) or fails (the
+ * error rethrown), so that the cursor is freed whoever the consumer is.
+ */
+export async function settleChunk<C>(pending: Promise<C | null>, close: () => void): Promise<C | null> {
+  let chunk: C | null;
+  try {
+    chunk = await pending;
+  } catch (e) {
+    close();
+    throw e;
+  }
+  if (chunk === null) close();
+  return chunk;
+}

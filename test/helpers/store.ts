@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { unescapeSymbol, type Dataset } from '../../src/store/layout.js';
+import { runSync } from '../../src/sync/run.js';
 import { SYMBOL_MANIFESTS_DIR, symbolManifestFile, type Manifest, type PartitionEntry, type SymbolCoverage } from '../../src/store/manifest.js';
 import type { StoredPartition } from '../../src/store/partition.js';
 
@@ -48,4 +49,13 @@ export function partOf(root: string, dataset: Dataset, symbol: string, key: stri
   if (!entry) throw new Error(`the store ${root} has no ${dataset} entry ${symbol} ${key}`);
   const dir = dataset === 'ticks' ? `date=${key}` : `month=${key}`;
   return { root, dataset, symbol, key, entry, file: path.join(root, dataset, `symbol=${symbol}`, dir, 'part-0.parquet') };
+}
+
+/** `tradeapi sync --only ticks` of `symbols` (comma-separated) from `from` up to the simulator clock `clock`, quietly; its exit code. */
+export function syncTicks(store: string, symbols: string, from: string, clock: string): Promise<number> {
+  return runSync(['--store', store, '--symbols', symbols, '--from', from, '--only', 'ticks'], {
+    env: { TRADEAPI_SIM_CLOCK: clock },
+    stdout: { write: () => true },
+    stderr: { write: () => true },
+  });
 }

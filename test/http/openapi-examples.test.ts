@@ -6,12 +6,12 @@ import t from 'tap';
 
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { routeTable } from '../../src/routes/index.js';
-import { EXAMPLE_NOW_MS, EXAMPLE_REQUESTS, exampleKey } from '../../src/routes/examples.js';
+import { EXAMPLE_NOW_MS, EXAMPLE_REQUESTS, NAMED_EXAMPLE_REQUESTS, exampleKey } from '../../src/routes/examples.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 import { serve } from '../helpers/server.js';
 
 interface Doc {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
 }
 
 // The same simulator the examples come from (a frozen clock, the default seed).
@@ -22,7 +22,12 @@ const s = await serve(t, nodeAdapter, terminal, { TRADEAPI_ROUTER_PREFIX: '/v2' 
 const doc = (await (await s.get('/v2/openapi.json')).json()) as Doc;
 const routes = routeTable({ prefix: '/v2', version: '0', authRequired: false, readOnly: false });
 
-const example = (method: string, path: string): unknown => doc.paths[`/v2${path}`]?.[method.toLowerCase()]?.responses['200']?.content?.['application/json']?.example;
+const media = (method: string, path: string) => doc.paths[`/v2${path}`]?.[method.toLowerCase()]?.responses['200']?.content?.['application/json'];
+// The main example: `example`, or the `default` of `examples` where a route has named ones too.
+const example = (method: string, path: string): unknown => {
+  const m = media(method, path);
+  return m?.examples ? m.examples.default?.value : m?.example;
+};
 
 t.test('every route with an example request has its example, valid against its schema', async (t) => {
   const keys = Object.keys(EXAMPLE_REQUESTS);
@@ -59,6 +64,19 @@ t.test('realistic: not zeros and "string" but market data', async (t) => {
   const symbol = example('GET', '/symbols/{symbol}') as { name: string; digits: number };
   t.match(symbol, { name: 'EURUSD', digits: 5 });
   t.match(example('POST', '/order/check'), { retcode: 0, request: { symbol: 'USDJPY' } });
+});
+
+t.test('the named examples (multi-symbol range routes) are what the server answers to their requests', async (t) => {
+  for (const [key, extras] of Object.entries(NAMED_EXAMPLE_REQUESTS)) {
+    const [method, path] = key.split(' ') as [string, string];
+    for (const extra of extras) {
+      const res = await s.get(`/v2${path}?${extra.query ?? ''}`);
+      t.equal(res.status, 200, `${key} ${extra.name}: 200`);
+      const body = ((await res.json()) as unknown[]).slice(0, 3);
+      t.same(media(method, path)?.examples?.[extra.name]?.value, body, `${key} ${extra.name}: the example is the server's answer`);
+      t.match(body[0], { symbol: String }, `${key} ${extra.name}: rows with their symbol`);
+    }
+  }
 });
 
 t.test('each GET example is what the server answers to that request', async (t) => {

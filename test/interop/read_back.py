@@ -52,6 +52,9 @@ DEALS = "/history/deals?date_from=2023-01-01T00:00:00Z&date_to=2024-01-10T00:00:
 ORDERS = "/history/orders?date_from=2023-01-01T00:00:00Z&date_to=2024-01-10T00:00:00Z"
 ACCOUNT = "/account"
 POSITIONS = "/positions"
+# Many symbols in one pull (docs/api.md): merged in time order, a `symbol` column first.
+MULTI = "/ticks/range?symbols=GBPUSD,EURUSD,USDJPY&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T11:00:00Z"
+MULTI_SYMBOLS = ["GBPUSD", "EURUSD", "USDJPY"]
 
 UTC_MS = pa.timestamp("ms", tz="UTC")
 UTC_S = pa.timestamp("s", tz="UTC")
@@ -407,6 +410,34 @@ def main() -> int:
             r.check("polars straight from the URL fails as docs/clients.md says (Range request not supported)", "Range request not supported" in str(e), str(e)[:300])
 
     r.guarded("polars URL", polars_url)
+
+    # 7. A multi-symbol pull read as a one-symbol pull is: pyarrow, polars and DuckDB on its Parquet,
+    # each with a string `symbol` column (dictionary-encoded in the file), the rows of the JSON answer.
+    def multi_symbol() -> None:
+        rows = s.json(MULTI)
+        r.check("multi-symbol: JSON rows carry their symbol first", len(rows) > 1000 and list(rows[0])[0] == "symbol")
+        body, _ = s.get(MULTI, "parquet")
+        table = pq.read_table(io.BytesIO(body))
+        r.equal("multi-symbol pyarrow: columns", table.column_names, ["symbol", *TICK_TYPES])
+        r.check("multi-symbol pyarrow: symbol is a string column (a dictionary of strings read as is)",
+                pa.types.is_string(table.schema.field("symbol").type) or (pa.types.is_dictionary(table.schema.field("symbol").type) and pa.types.is_string(table.schema.field("symbol").type.value_type)),
+                str(table.schema.field("symbol").type))
+        r.equal("multi-symbol pyarrow: symbols in order", table.column("symbol").cast(pa.string()).to_pylist(), [x["symbol"] for x in rows])
+        compare_table(r, "multi-symbol pyarrow (ticks columns)", table.drop(["symbol"]), [{k: v for k, v in x.items() if k != "symbol"} for x in rows], TICK_TYPES)
+        frame = pl.read_parquet(io.BytesIO(body))
+        r.equal("multi-symbol polars: symbol dtype", str(frame.schema["symbol"]), "String")
+        r.equal("multi-symbol polars: rows per symbol", dict(frame.group_by("symbol").len().iter_rows()), {n: sum(1 for x in rows if x["symbol"] == n) for n in MULTI_SYMBOLS})
+        r.equal("multi-symbol polars: time_msc in merged order", frame["time_msc"].dt.epoch("ms").to_list(), [x["time_msc"] for x in rows])
+        path = os.path.join(tmp, "multi.parquet")
+        Path(path).write_bytes(body)
+        con = duckdb.connect()
+        types = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('{path}'))").fetchall())
+        r.equal("multi-symbol duckdb: symbol is VARCHAR", types.get("symbol"), "VARCHAR")
+        got = con.execute(f"SELECT symbol, count(*), sum(flags) FROM read_parquet('{path}') WHERE symbol <> 'EURUSD' GROUP BY symbol ORDER BY symbol").fetchall()
+        want = sorted((n, sum(1 for x in rows if x["symbol"] == n), sum(x["flags"] for x in rows if x["symbol"] == n)) for n in MULTI_SYMBOLS if n != "EURUSD")
+        r.equal("multi-symbol duckdb: a filter on symbol, counts and sums per symbol", [tuple(int(v) if not isinstance(v, str) else v for v in g) for g in got], want)
+
+    r.guarded("multi-symbol Parquet", multi_symbol)
 
     ok = all(c["ok"] for c in r.checks)
     summary = {

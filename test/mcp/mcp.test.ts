@@ -65,7 +65,8 @@ await forEachAdapter(t, async (t, adapter) => {
         for (const name of ['order_check', 'symbol_select', 'order_calc_margin', 'market_book_add', 'market_book_get']) t.equal(names.includes(name), !v.readOnly, `${name} ${v.readOnly ? 'not ' : ''}listed`);
         for (const name of ['get_health', 'get_metrics', 'get_events', 'get_ws', 'get_openapi_json', 'get_docs', 'post_mcp']) t.notOk(names.includes(name), `no tool ${name}`);
         const ticks = tools.find((tool) => tool.name === 'copy_ticks_range');
-        t.match(ticks?.inputSchema, { type: 'object', required: ['symbol', 'date_from', 'date_to'], properties: { date_from: { type: 'string', format: 'date-time' }, flags: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } });
+        // One of symbol, symbols and group (issue 36: many symbols in one pull), so none of them is required by the schema.
+        t.match(ticks?.inputSchema, { type: 'object', required: ['date_from', 'date_to'], properties: { symbol: { type: 'string' }, symbols: { type: 'string' }, group: { type: 'string' }, date_from: { type: 'string', format: 'date-time' }, flags: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } });
         t.notOk(ticks?.inputSchema.properties && 'format' in ticks.inputSchema.properties, 'format is the Parquet path\'s, not an argument');
         t.match(ticks?.description, /copy_ticks_range/);
         t.match(ticks?.annotations, { readOnlyHint: true });

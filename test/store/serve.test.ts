@@ -13,20 +13,16 @@ import t, { type Test } from 'tap';
 import { tableFromIPC, type Table } from 'apache-arrow';
 
 import { availableAdapters } from '../../src/http/adapters/index.js';
-import { runSync } from '../../src/sync/run.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
 import { expectProblem, serve } from '../helpers/server.js';
+import { syncTicks } from '../helpers/store.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-serve-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const store = path.join(dir, 'store');
 
 // Days 8 and 9 complete, the 10th synced at 12:00 (partial, through ~11:59:55), the 11th not at all.
-const code = await runSync(['--store', store, '--symbols', 'EURUSD', '--from', '2024-01-08', '--only', 'ticks'], {
-  env: { TRADEAPI_SIM_CLOCK: '2024-01-10T12:00:00Z' },
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-});
+const code = await syncTicks(store, 'EURUSD', '2024-01-08', '2024-01-10T12:00:00Z');
 t.equal(code, 0, 'the store is filled');
 
 const terminal = openSimTerminal();

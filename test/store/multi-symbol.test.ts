@@ -1,0 +1,43 @@
+// Many symbols in one pull from the store (issue 36 §2): with TRADEAPI_STORE, a merged /ticks/range
+// whose symbols the store holds in part answers what the terminal alone answers, byte for byte in
+// JSON and Arrow: the merge takes the store's chunks as it takes the terminal's.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import t from 'tap';
+
+import { availableAdapters } from '../../src/http/adapters/index.js';
+import { openSimTerminal } from '../../src/terminal/index.js';
+import { serve } from '../helpers/server.js';
+import { syncTicks } from '../helpers/store.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-store-multi-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const store = path.join(dir, 'store');
+
+// EURUSD and GBPUSD for 2024-01-08 in the store; USDJPY only in the terminal.
+const code = await syncTicks(store, 'EURUSD,GBPUSD', '2024-01-08', '2024-01-09T00:00:00Z');
+t.equal(code, 0, 'the store is filled');
+
+const terminal = openSimTerminal();
+t.teardown(() => terminal.close());
+const adapter = availableAdapters()[0]!;
+const withStore = await serve(t, adapter, terminal, { TRADEAPI_STORE: store });
+const plain = await serve(t, adapter, terminal);
+
+const query = '/ticks/range?symbols=GBPUSD,USDJPY,EURUSD&date_from=2024-01-08T10:00:00Z&date_to=2024-01-08T11:00:00Z';
+
+for (const format of ['json', 'arrow'] as const) {
+  await t.test(`${format}: the store's answer is the terminal's`, async (t) => {
+    const a = await withStore.get(`${query}&format=${format}`);
+    const b = await plain.get(`${query}&format=${format}`);
+    t.equal(a.status, 200);
+    t.match(a.headers.get('tradeapi-source') ?? '', /store=2024-01-08T10:00:00\.000Z/, 'the store took part');
+    t.equal(b.headers.get('tradeapi-source'), null, 'the terminal alone');
+    const x = Buffer.from(await a.arrayBuffer());
+    const y = Buffer.from(await b.arrayBuffer());
+    t.ok(x.byteLength > 100_000, `a real answer (${x.byteLength} bytes)`);
+    t.ok(x.equals(y), 'byte for byte');
+  });
+}
