@@ -5,6 +5,7 @@ import { CloneType, Type, type TObject, type TSchema, type TUnsafe } from '@sinc
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 
 import { constants, parseConstant, type ConstantFamily } from '../terminal/constants.js';
+import { BAR_PERIOD_PATTERN, parseBarPeriod } from '../terminal/bar-period.js';
 import type { Format } from '../encode/types.js';
 import { preview } from './preview.js';
 import { received, validationError } from './problem.js';
@@ -13,7 +14,7 @@ import { received, validationError } from './problem.js';
 export const MAX_COUNT = 1_000_000;
 
 // Schemas whose raw string is parsed by this file rather than checked by TypeBox carry 'x-kind'.
-type CustomKind = 'date' | 'constant';
+type CustomKind = 'date' | 'constant' | 'barPeriod';
 
 export const Param = {
   symbol: (description = 'Symbol name as the terminal spells it, e.g. EURUSD') =>
@@ -49,6 +50,12 @@ export const Param = {
       description,
       'x-kind': 'date',
     }),
+  /**
+   * A custom bars' period (GET /ticks/bars) as its text; checked by parseBarPeriod, whose message
+   * says why a period is refused, and stated in the document as the pattern of every accepted one.
+   */
+  barPeriod: (description: string) =>
+    Type.String({ pattern: BAR_PERIOD_PATTERN, maxLength: 32, description, examples: ['90s', 'ticks:500'], 'x-kind': 'barPeriod' }),
   /**
    * A MetaTrader5 constant by name or integer; the handler receives the integer. `only` narrows the
    * family to the members the operation accepts (calc/profit takes ORDER_TYPE_BUY and _SELL only).
@@ -222,6 +229,17 @@ function fieldParser(where: string, name: string, schema: TSchema, required: boo
         const ms = parseIsoUtc(raw);
         if (ms === undefined) throw validationError(`${label} must be an ISO 8601 UTC timestamp ending in Z, e.g. 2024-01-10T00:00:00Z; received ${received(raw)}`);
         return ms;
+      },
+    };
+  }
+  if (kind === 'barPeriod') {
+    return {
+      name,
+      required,
+      parse(raw) {
+        const period = parseBarPeriod(raw);
+        if (typeof period === 'string') throw validationError(`${label}: ${period}`);
+        return raw;
       },
     };
   }

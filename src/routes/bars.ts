@@ -37,7 +37,7 @@ export const barRoutes: readonly Route[] = [
     operational: false,
     query: {
       symbol: Param.symbol(),
-      period: Type.String({ minLength: 2, maxLength: 32, description: 'Bar period: 90s, 3m, 2h, 1d, 1w, ticks:500 or volume:100', examples: ['90s'] }),
+      period: Param.barPeriod('Bar period: 90s, 3m, 2h (any length dividing a day), 1d, 1w, ticks:500 or volume:100'),
       date_from: Param.date('First bar time'),
       date_to: Param.date('Last bar time'),
       price: Type.Optional(

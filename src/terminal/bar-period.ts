@@ -24,9 +24,39 @@ export const MAX_BAR_SIZE = 1_000_000_000;
 
 const UNIT_S: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };
 
+const divisors = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
+
+/**
+ * Every period text the server accepts, as one regular expression for the OpenAPI document (so that
+ * a client generator or a fuzzer knows a valid period from the schema alone): each time unit's
+ * divisors of a day written out, then 1d, 1w, ticks:N and volume:N. parseBarPeriod accepts exactly
+ * these (no leading zeros, no spaces) and says why anything else is refused.
+ */
+export const BAR_PERIOD_PATTERN =
+  '^(?:' +
+  [
+    `(?:${divisors(DAY_S).join('|')})s`,
+    `(?:${divisors(DAY_S / 60).join('|')})m`,
+    `(?:${divisors(DAY_S / 3600).join('|')})h`,
+    '1d',
+    '1w',
+    'ticks:(?:[1-9]\\d{0,8}|1000000000)',
+    'volume:(?:[1-9]\\d{0,8}(?:\\.\\d+)?|1000000000(?:\\.0+)?|0\\.\\d*[1-9]\\d*)',
+  ].join('|') +
+  ')$';
+const PATTERN = new RegExp(BAR_PERIOD_PATTERN);
+
 /** The period `text` stands for, or a message saying why it is none. */
 export function parseBarPeriod(text: string): BarPeriod | string {
-  const t = text.trim();
+  const parsed = periodOf(text);
+  if (typeof parsed !== 'string' && !PATTERN.test(text)) {
+    return `write the period without leading zeros or spaces, e.g. 90s, 3m, 2h, ticks:500, volume:100; got ${JSON.stringify(text)}`;
+  }
+  return parsed;
+}
+
+function periodOf(text: string): BarPeriod | string {
+  const t = text;
   if (t === '1d') return { kind: 'time', seconds: DAY_S };
   if (t === '1w') return { kind: 'week' };
   const time = /^(\d{1,6})([smh])$/.exec(t);

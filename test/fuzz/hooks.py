@@ -27,6 +27,8 @@ MAX_ROWS = 2000
 WINDOWS = {
     "/ticks/range": timedelta(minutes=10),
     "/rates/range": timedelta(days=7),
+    # Custom bars read every tick of the bars they return (a 1w bar: its week), so a day of them.
+    "/ticks/bars": timedelta(days=1),
 }
 COUNTED = ("/ticks/from", "/rates/from", "/rates/from-pos")
 TRADE_SCAN = timedelta(days=30)

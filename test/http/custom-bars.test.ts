@@ -192,10 +192,17 @@ await forEachAdapter(t, async (t, adapter) => {
 
   await t.test('clear problems', async (t) => {
     const range = 'date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T11:00:00Z';
-    for (const period of ['7m', '0s', '25h', '2d', '5x', 'ticks:0', 'ticks:1.5', 'volume:0', '']) {
+    for (const period of ['7m', '0s', '25h', '2d', '5x', 'ticks:0', 'ticks:1.5', 'volume:0', '', '00', '090s', ' 90s', 'ticks:0500']) {
       const body = await expectProblem(t, await plain.get(`/ticks/bars?symbol=EURUSD&period=${encodeURIComponent(period)}&${range}`), 400, '/errors/validation-error');
       t.match(body.detail, /period/, `${JSON.stringify(period)}: ${body.detail}`);
     }
+    // The document's pattern lists every accepted period (a client or a fuzzer can tell a valid one
+    // from the schema alone): what it admits is served, what it does not is a 400.
+    const doc = (await (await plain.get('/openapi.json')).json()) as { paths: Record<string, { get: { parameters: { name: string; schema: { pattern: string } }[] } }> };
+    const pattern = new RegExp(doc.paths['/ticks/bars']!.get.parameters.find((p) => p.name === 'period')!.schema.pattern);
+    for (const period of ['90s', '86400s', '1440m', '24h', '1d', '1w', 'ticks:1', 'volume:0.5']) t.ok(pattern.test(period), `${period} in the pattern`);
+    for (const period of ['7m', '00', '090s', ' 90s', 'ticks:0', 'volume:0']) t.notOk(pattern.test(period), `${JSON.stringify(period)} not in the pattern`);
+    for (const period of ['86400s', '1440m', '24h']) t.equal((await plain.get(`/ticks/bars?symbol=EURUSD&period=${period}&${range}`)).status, 200, `${period} served`);
     await expectProblem(t, await plain.get(`/ticks/bars?symbol=EURUSD&period=1h&price=open&${range}`), 400, '/errors/validation-error');
     await expectProblem(t, await plain.get(`/ticks/bars?symbol=EURUSD&period=1h&date_from=2024-01-09T11:00:00Z&date_to=2024-01-09T10:00:00Z`), 400, '/errors/validation-error');
     await expectProblem(t, await plain.get(`/ticks/bars?symbol=NOPE&period=1h&${range}`), 404, '/errors/symbol-not-found');
