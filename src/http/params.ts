@@ -19,9 +19,13 @@ type CustomKind = 'date' | 'constant' | 'barPeriod';
 export const Param = {
   symbol: (description = 'Symbol name as the terminal spells it, e.g. EURUSD') =>
     Type.String({ minLength: 1, maxLength: 64, description, examples: ['EURUSD'] }),
-  /** Several symbol names, comma-separated (multi-symbol series). */
-  symbols: (description = 'Symbol names, comma-separated, e.g. EURUSD,GBPUSD,USDJPY') =>
-    Type.String({ minLength: 1, maxLength: 16384, description, examples: ['EURUSD,GBPUSD,USDJPY'] }),
+  /**
+   * Several symbol names, comma-separated (multi-symbol series). At most 2 048 characters, so that
+   * the whole URL stays within MAX_URL_BYTES (8 KiB) even percent-encoded (3 bytes a character);
+   * a longer list is a 400, and a URL past 8 KiB (many-byte characters) the documented 414.
+   */
+  symbols: (description = 'Symbol names, comma-separated, e.g. EURUSD,GBPUSD,USDJPY (at most 2048 characters; more symbols: group=)') =>
+    Type.String({ minLength: 1, maxLength: 2048, description, examples: ['EURUSD,GBPUSD,USDJPY'] }),
   group: () =>
     Type.String({
       minLength: 1,

@@ -70,7 +70,7 @@ export const rateRoutes: readonly Route[] = [
     tags: ['market data'],
     operational: false,
     query: { ...common, ...symbolChoice, date_from: Param.date('First bar open time'), date_to: Param.date('Last bar open time') },
-    errors,
+    errors: [...errors, 'uriTooLong'],
     response: { ...response, description: 'Bars in ascending time (with `symbols` or `group`: each with its `symbol`, first)' },
     async handler({ terminal, query, config }) {
       orderedRange(query.date_from, query.date_to);

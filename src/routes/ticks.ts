@@ -43,7 +43,7 @@ export const tickRoutes: readonly Route[] = [
     tags: ['market data'],
     operational: false,
     query: { ...symbolChoice, date_from: Param.date('First tick time'), date_to: Param.date('Last tick time'), flags, compression },
-    errors: [...errors, 'notFound'],
+    errors: [...errors, 'notFound', 'uriTooLong'],
     response: { ...response, description: 'Ticks in ascending time (with `symbols` or `group`: each with its `symbol`, first)' },
     async handler({ terminal, query, config }) {
       orderedRange(query.date_from, query.date_to);
