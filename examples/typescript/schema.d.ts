@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * Bars in a date range
-         * @description Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit.
+         * @description Bars with date_from <= time <= date_to (copy_rates_range). A range wholly outside the history the terminal serves fails as in MT5: a 404 `/errors/not-found` (an unknown symbol: `/errors/symbol-not-found`). A terminal serves fewer than terminal_info().maxbars bars per request (MT5's "Max bars in chart"; 10000000 in the embedded simulator): a request that reaches it is a 400 naming the limit. With `symbols` or `group`, several symbols' bars in one answer ordered by time (ties in the order listed), each with a `symbol` field; the limits and the 404s apply to each symbol.
          */
         get: operations["copy_rates_range"];
         put?: never;
@@ -292,9 +292,29 @@ export interface paths {
         };
         /**
          * Ticks in a date range
-         * @description Ticks with date_from <= time_msc <= date_to (copy_ticks_range).
+         * @description Ticks with date_from <= time_msc <= date_to (copy_ticks_range). With `symbols` or `group`, several symbols' ticks in one answer ordered by time_msc (ties in the order listed), each with a `symbol` field.
          */
         get: operations["copy_ticks_range"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticks/bars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bars of any period built from ticks
+         * @description Bars of any period built on the server from every tick (COPY_TICKS_ALL), with the terminal's bar rules, so that a period equal to an MT5 timeframe gives exactly /rates/range for it. `period`: `Ns`, `Nm`, `Nh` (any length that divides a day), `1d`, `1w` (opened on Sunday, as W1), `ticks:N` (a bar every N ticks, counted as tick_volume counts them) or `volume:N` (symbols with trades only: a bar closes at the first tick where the traded volume since its open reaches N; ticks are not split). Time bars are cut on the broker's server wall clock (TRADEAPI_SERVER_TZ): when clocks go back, both passes of the repeated hour fall into one bar stamped with the earlier instant; a skipped hour has no bars. Tick and volume bars restart at each server-time day start and carry `time_close_msc`, the time of their last tick. Bars whose time lies in [date_from, date_to] are returned, each built from all its ticks; no ticks, no bar. `spread` is the least spread of the bar's ticks in points (as the simulator builds it; not confirmed for MT5). The bar still forming at the terminal's current time (its last tick) is left out unless `forming=true`.
+         */
+        get: operations["get_ticks_bars"];
         put?: never;
         post?: never;
         delete?: never;
@@ -573,6 +593,9 @@ export interface paths {
          *     - `book`: the depth `{"symbol", "time_msc", "book": [BookInfo…]}` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (`time_msc`: when the gateway saw it). Not in read-only mode.
          *     - `gap`: events were left out: `{"reason": "slow-consumer", "dropped": N}` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); `{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
          *     - a comment line as heartbeat after TRADEAPI_EVENTS_HEARTBEAT_MS (15 s) without an event.
+         *     - `replay-complete` / `replay-end` (with `start`): `{"id", "ticks"}` (the last history tick's id, the history ticks sent) where a replay's history meets live ticks, or where a replay with `end` ends (the stream then closes).
+         *
+         *     Replay (`start`): the ticks from that instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal; read a page at a time), merged in time order, with the ids live ticks have, then live ticks, with no hole and no repeat at the seam. `speed` paces the history (0: as fast as the client reads; 1: real time; at 1 or less a replay from the past stays in history); `end` makes a pure replay. Last-Event-ID resumes inside it.
          *
          *     Every tick event has an `id`: the position of every listed symbol, `<time_msc>-<seq>` for one symbol (seq: the tick's index within its millisecond), with `,<delta>-<seq>` per further symbol. A client that reconnects with `Last-Event-ID` (EventSource does it by itself) first gets the ticks it missed, from the terminal's history (at most TRADEAPI_EVENTS_CATCHUP_MS back and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones, without duplicates.
          *
@@ -600,6 +623,7 @@ export interface paths {
          *
          *     Client messages (JSON text frames; `id`, a number or a string, is optional and echoed in the reply):
          *     - `{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → `{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}`. Resume: an optional `"since"`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of `symbols`; for one symbol, that tick's `event_id`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a `gap` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed `since` gets an `error` event (400). In read-only mode every subscribe with `since` counts as one request towards the rate limit (over it: a 429 `error` event, nothing subscribed).
+         *     - Replay: `{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}` (optional `end`, `since`; the refusals of GET /events?start=) → `subscribed` with a `replay` member, the history ticks, then `{"event":"replay-complete","data":{"symbols","ticks"}}` and live ticks, or with `end` a `replay-end` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
          *     - `{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}` (both optional: all) → `{"event":"unsubscribed",…}`; no event of those follows the reply.
          *     - `{"op":"ping"}` → `{"event":"pong"}`; `{"op":"auth","key":"…"}` → `{"event":"authenticated"}` (the right key only; see above).
          *
@@ -2436,12 +2460,16 @@ export interface operations {
     copy_rates_range: {
         parameters: {
             query: {
-                /** @description Symbol name as the terminal spells it, e.g. EURUSD */
-                symbol: string;
+                /** @description One symbol, as the terminal spells it, e.g. EURUSD. Exactly one of `symbol`, `symbols` and `group`; with `symbols` or `group` the answer merges the symbols series in time order (rows of equal time in the order listed) and every row has a `symbol` field (docs/api.md, "Many symbols in one pull"). */
+                symbol?: string;
                 /** @description Bar timeframe, e.g. TIMEFRAME_M1 or 1 (TIMEFRAME_* name or its integer value) */
                 timeframe: "TIMEFRAME_M1" | "TIMEFRAME_M2" | "TIMEFRAME_M3" | "TIMEFRAME_M4" | "TIMEFRAME_M5" | "TIMEFRAME_M6" | "TIMEFRAME_M10" | "TIMEFRAME_M12" | "TIMEFRAME_M15" | "TIMEFRAME_M20" | "TIMEFRAME_M30" | "TIMEFRAME_H1" | "TIMEFRAME_H2" | "TIMEFRAME_H3" | "TIMEFRAME_H4" | "TIMEFRAME_H6" | "TIMEFRAME_H8" | "TIMEFRAME_H12" | "TIMEFRAME_D1" | "TIMEFRAME_W1" | "TIMEFRAME_MN1" | 1 | 2 | 3 | 4 | 5 | 6 | 10 | 12 | 15 | 20 | 30 | 16385 | 16386 | 16387 | 16388 | 16390 | 16392 | 16396 | 16408 | 32769 | 49153;
                 /** @description Parquet compression of a series (default zstd; lz4 is faster and twice the size, none is largest) */
                 compression?: "zstd" | "lz4" | "snappy" | "none";
+                /** @description Several symbols, comma-separated, e.g. EURUSD,GBPUSD: one answer merged in time order, ties in this order, with a `symbol` field */
+                symbols?: string;
+                /** @description Market Watch symbols matching a symbols_get filter ('*' wildcards, '!' exclusions, comma-separated, e.g. *USD*,!EURUSD): merged as with `symbols`, ties in symbols_get's order */
+                group?: string;
                 /** @description First bar open time */
                 date_from: string;
                 /** @description Last bar open time */
@@ -2455,46 +2483,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Bars in ascending time */
+            /** @description Bars in ascending time (with `symbols` or `group`: each with its `symbol`, first) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "time": 1704790800,
-                     *         "open": 1.06882,
-                     *         "high": 1.0695,
-                     *         "low": 1.06868,
-                     *         "close": 1.0693,
-                     *         "tick_volume": 11227,
-                     *         "spread": 5,
-                     *         "real_volume": 0
-                     *       },
-                     *       {
-                     *         "time": 1704794400,
-                     *         "open": 1.06932,
-                     *         "high": 1.07037,
-                     *         "low": 1.0692,
-                     *         "close": 1.06997,
-                     *         "tick_volume": 10751,
-                     *         "spread": 5,
-                     *         "real_volume": 0
-                     *       },
-                     *       {
-                     *         "time": 1704798000,
-                     *         "open": 1.06995,
-                     *         "high": 1.07059,
-                     *         "low": 1.0696,
-                     *         "close": 1.07042,
-                     *         "tick_volume": 11441,
-                     *         "spread": 5,
-                     *         "real_volume": 0
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         /** @description Bar open time, seconds since the epoch (server time) */
                         time: number;
@@ -2531,6 +2525,15 @@ export interface operations {
             };
             /** @description Not Acceptable (/errors/not-acceptable) */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long (/errors/uri-too-long) */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2706,8 +2709,12 @@ export interface operations {
     copy_ticks_range: {
         parameters: {
             query: {
-                /** @description Symbol name as the terminal spells it, e.g. EURUSD */
-                symbol: string;
+                /** @description One symbol, as the terminal spells it, e.g. EURUSD. Exactly one of `symbol`, `symbols` and `group`; with `symbols` or `group` the answer merges the symbols series in time order (rows of equal time in the order listed) and every row has a `symbol` field (docs/api.md, "Many symbols in one pull"). */
+                symbol?: string;
+                /** @description Several symbols, comma-separated, e.g. EURUSD,GBPUSD: one answer merged in time order, ties in this order, with a `symbol` field */
+                symbols?: string;
+                /** @description Market Watch symbols matching a symbols_get filter ('*' wildcards, '!' exclusions, comma-separated, e.g. *USD*,!EURUSD): merged as with `symbols`, ties in symbols_get's order */
+                group?: string;
                 /** @description First tick time */
                 date_from: string;
                 /** @description Last tick time */
@@ -2725,46 +2732,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ticks in ascending time */
+            /** @description Ticks in ascending time (with `symbols` or `group`: each with its `symbol`, first) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "time": 1704877200,
-                     *         "bid": 1.07146,
-                     *         "ask": 1.07156,
-                     *         "last": 0,
-                     *         "volume": 0,
-                     *         "time_msc": 1704877200058,
-                     *         "flags": 6,
-                     *         "volume_real": 0
-                     *       },
-                     *       {
-                     *         "time": 1704877200,
-                     *         "bid": 1.07147,
-                     *         "ask": 1.07156,
-                     *         "last": 0,
-                     *         "volume": 0,
-                     *         "time_msc": 1704877200159,
-                     *         "flags": 2,
-                     *         "volume_real": 0
-                     *       },
-                     *       {
-                     *         "time": 1704877200,
-                     *         "bid": 1.07147,
-                     *         "ask": 1.07155,
-                     *         "last": 0,
-                     *         "volume": 0,
-                     *         "time_msc": 1704877200301,
-                     *         "flags": 4,
-                     *         "volume_real": 0
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         /** @description Seconds since the epoch (server time) */
                         time: number;
@@ -2777,6 +2750,158 @@ export interface operations {
                         /** @description TICK_FLAG_* bits */
                         flags: number;
                         volume_real: number;
+                    }[];
+                    "application/parquet": string;
+                    "application/vnd.apache.arrow.stream": string;
+                    "application/vnd.tradeapi.packed": string;
+                };
+            };
+            /** @description Request Validation Failed (/errors/validation-error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Symbol Not Found (/errors/symbol-not-found); or Not Found (/errors/not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Acceptable (/errors/not-acceptable) */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long (/errors/uri-too-long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error (/errors/internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Terminal Error (/errors/terminal-error) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Terminal Unavailable (/errors/terminal-unavailable); or Too Many Streams (/errors/too-many-streams); or Store Damaged (/errors/store-damaged); or Store Busy (/errors/store-busy) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_ticks_bars: {
+        parameters: {
+            query: {
+                /** @description Symbol name as the terminal spells it, e.g. EURUSD */
+                symbol: string;
+                /** @description Bar period: 90s, 3m, 2h (any length dividing a day), 1d, 1w, ticks:500 or volume:100 */
+                period: string;
+                /** @description First bar time */
+                date_from: string;
+                /** @description Last bar time */
+                date_to: string;
+                /** @description Price the bars chart: bid, ask, mid or last (default: the symbol's chart_mode, bid or last) */
+                price?: "bid" | "ask" | "mid" | "last";
+                /** @description Include the bar still forming at the terminal's current time (default false) */
+                forming?: boolean;
+                /** @description Parquet compression of a series (default zstd; lz4 is faster and twice the size, none is largest) */
+                compression?: "zstd" | "lz4" | "snappy" | "none";
+                /** @description Response format; wins over the Accept header */
+                format?: "json" | "parquet" | "arrow" | "packed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bars in ascending time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "time": 1704877200,
+                     *         "open": 1.07146,
+                     *         "high": 1.07152,
+                     *         "low": 1.07138,
+                     *         "close": 1.07149,
+                     *         "tick_volume": 196,
+                     *         "spread": 5,
+                     *         "real_volume": 0,
+                     *         "time_close_msc": 1704877289029
+                     *       },
+                     *       {
+                     *         "time": 1704877290,
+                     *         "open": 1.07148,
+                     *         "high": 1.07155,
+                     *         "low": 1.07143,
+                     *         "close": 1.07154,
+                     *         "tick_volume": 304,
+                     *         "spread": 5,
+                     *         "real_volume": 0,
+                     *         "time_close_msc": 1704877379882
+                     *       },
+                     *       {
+                     *         "time": 1704877380,
+                     *         "open": 1.07153,
+                     *         "high": 1.07178,
+                     *         "low": 1.07153,
+                     *         "close": 1.07158,
+                     *         "tick_volume": 226,
+                     *         "spread": 5,
+                     *         "real_volume": 0,
+                     *         "time_close_msc": 1704877469705
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** @description Bar open time, seconds since the epoch (server time) */
+                        time: number;
+                        open: number;
+                        high: number;
+                        low: number;
+                        close: number;
+                        tick_volume: number;
+                        spread: number;
+                        real_volume: number;
+                        /** @description Time of the bar's last tick, milliseconds since the epoch */
+                        time_close_msc: number;
                     }[];
                     "application/parquet": string;
                     "application/vnd.apache.arrow.stream": string;
@@ -4453,6 +4578,12 @@ export interface operations {
                 symbols: string;
                 /** @description Comma-separated event kinds: tick (default), book */
                 kinds?: string;
+                /** @description Replay: the ticks from this instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal), as the same tick events with the same ids as live ones, then live ticks with one replay-complete event at the seam (no hole, no repeat). Not in the future; not with kinds=book (depth has no history). */
+                start?: string;
+                /** @description With start: a pure replay that ends. The stream closes after the last tick at or before this instant, with a replay-end event. Not before start, not in the future. */
+                end?: string;
+                /** @description With start: the pace of the history part. 0 (default): as fast as the client reads; 1: real time; 10: ten times real time. At speed 1 or less a replay from the past stays in history. */
+                speed?: number;
             };
             header?: {
                 /** @description Resume: the id of the last event received (EventSource sends it when it reconnects). The ticks after it are sent first, from history (within TRADEAPI_EVENTS_CATCHUP_MS and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones. It must come from a stream of the same symbols in the same order (400 otherwise); empty: start live. */

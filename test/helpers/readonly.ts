@@ -22,6 +22,7 @@ export const READ_ONLY_ENDPOINTS: ReadonlyArray<readonly [path: string, request:
   ['/rates/range', '/rates/range?symbol=EURUSD&timeframe=5&date_from=2024-01-09T00:00:00Z&date_to=2024-01-09T00:30:00Z'],
   ['/ticks/from', '/ticks/from?symbol=EURUSD&date_from=2024-01-09T10:00:00Z&count=50'],
   ['/ticks/range', '/ticks/range?symbol=EURUSD&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T10:00:10Z'],
+  ['/ticks/bars', '/ticks/bars?symbol=EURUSD&period=90s&date_from=2024-01-09T10:00:00Z&date_to=2024-01-09T10:10:00Z'],
   ['/positions', '/positions'],
   ['/positions/total', '/positions/total'],
   ['/orders', '/orders'],
