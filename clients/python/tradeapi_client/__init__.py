@@ -4,6 +4,8 @@
 * ``from tradeapi_client import aio`` — the same functions as coroutines (``asyncio.gather`` them).
 * ``stream_ticks(symbols)`` / ``stream_book(symbols)`` — live events, resumed after a reconnect.
 * ``replay(symbols, start, speed=0, end=None)`` — ticks from history that run on into live.
+* ``from tradeapi_client import quant`` — ``quant.bars(symbol, "90s", …)`` bars of any period built
+  from ticks, ``quant.ticks([...], …)`` many symbols' ticks in one merged pull.
 * ``to_pandas(result)`` — a DataFrame with UTC ``datetime64[ns]`` time columns (needs pandas).
 * ``to_polars(result)`` — a polars DataFrame with UTC ``Datetime('ms')`` time columns (needs polars).
 """
