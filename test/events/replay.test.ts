@@ -13,7 +13,7 @@ import { forEachAdapter, serve, type TestServer } from '../helpers/server.js';
 import { liveSimTerminal } from '../helpers/live-sim.js';
 import { fieldsOf, iso, rangeRows, realTimeCheck, TICK_FIELDS as FIELDS } from '../helpers/tick-history.js';
 import { patience } from '../helpers/patience.js';
-import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { tickJson } from '../../src/events/session.js';
 
@@ -179,7 +179,7 @@ void forEachAdapter(t, async (t, adapter) => {
   });
 });
 
-await t.test(`${DOC_SNIPPETS.replay.page}'s replay block, as written`, async (t) => {
+await t.test(`${DOC_SNIPPETS.replay.page}'s replay block, as written`, { skip: curlMissing() }, async (t) => {
   const srv = await serve(t, nodeAdapter, live, env);
   const block = docBlock(DOC_SNIPPETS.replay);
   if (!block) return t.fail(`no sh block with the replay in ${DOC_SNIPPETS.replay.page}`);

@@ -3,6 +3,7 @@
 // moving or deleting one fails by name instead of leaving a test that reads nothing.
 // (test/interop/read_back.py, in Python, names its page and markers itself; docs-links checks that
 // they agree with this table.)
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,4 +42,13 @@ export function readPage(page: string): string {
 export function docBlock(snippet: DocSnippet): string | undefined {
   const fence = new RegExp('```' + snippet.lang + '\\n(.*?)```', 'gs');
   return [...readPage(snippet.page).matchAll(fence)].map((m) => m[1] as string).find((b) => b.includes(snippet.marker));
+}
+
+/**
+ * Why a block that runs curl cannot run here (false when it can): the second adapter's stage runs
+ * its suites in a minimal Debian root without curl, and these blocks, which call the node adapter's
+ * server, are run by the first stage anyway.
+ */
+export function curlMissing(): string | false {
+  return spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0 ? false : 'curl is not installed here (the HTTP (node) stage runs this block)';
 }

@@ -13,7 +13,7 @@ import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
 import { readParquet } from '../encode/fixtures/index.js';
 import { runChild } from '../helpers/child.js';
-import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, NOW_MS, ANCHOR_S, serve, simTerminal } from '../helpers/server.js';
 
 type Row = Record<string, number>;
@@ -171,7 +171,7 @@ await forEachAdapter(t, async (t, adapter) => {
     );
   });
 
-  await t.test(`${DOC_SNIPPETS.customBars.page}'s custom bars block, as written`, async (t) => {
+  await t.test(`${DOC_SNIPPETS.customBars.page}'s custom bars block, as written`, { skip: curlMissing() }, async (t) => {
     const block = docBlock(DOC_SNIPPETS.customBars);
     if (!block) return t.fail(`no sh block with the custom bars curl in ${DOC_SNIPPETS.customBars.page}`);
     const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-bars-doc-'));

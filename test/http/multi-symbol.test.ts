@@ -14,7 +14,7 @@ import { tableFromIPC, type Dictionary } from 'apache-arrow';
 import t from 'tap';
 
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
-import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -171,7 +171,7 @@ await forEachAdapter(t, async (t, adapter) => {
   });
 });
 
-await t.test(`${DOC_SNIPPETS.multiSymbol.page}'s multi-symbol curl block, as written`, async (t) => {
+await t.test(`${DOC_SNIPPETS.multiSymbol.page}'s multi-symbol curl block, as written`, { skip: curlMissing() }, async (t) => {
   const s = await serve(t, nodeAdapter, terminal);
   const block = docBlock(DOC_SNIPPETS.multiSymbol);
   if (!block) return t.fail(`no sh block with ${DOC_SNIPPETS.multiSymbol.marker} in ${DOC_SNIPPETS.multiSymbol.page}`);
