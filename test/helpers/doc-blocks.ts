@@ -45,10 +45,12 @@ export function docBlock(snippet: DocSnippet): string | undefined {
 }
 
 /**
- * Why a block that runs curl cannot run here (false when it can): the second adapter's stage runs
- * its suites in a minimal Debian root without curl, and these blocks, which call the node adapter's
- * server, are run by the first stage anyway.
+ * Why a shell block that runs curl cannot run here (false when it can): it needs bash and curl. The
+ * second adapter's stage runs its suites in a minimal Debian root without curl, and the Windows
+ * stage under Wine has no bash; the HTTP (node) stage runs these blocks.
  */
 export function curlMissing(): string | false {
-  return spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0 ? false : 'curl is not installed here (the HTTP (node) stage runs this block)';
+  const r = spawnSync('bash', ['-c', 'command -v curl'], { stdio: 'ignore' });
+  if (r.error) return 'no bash here (Windows): the HTTP (node) stage runs this block';
+  return r.status === 0 ? false : 'curl is not installed here: the HTTP (node) stage runs this block';
 }
