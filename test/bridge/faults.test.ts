@@ -99,13 +99,17 @@ if (skip) {
     const bridge = await Bridge.start(port, SECRET, { hooked: true, args: FAST });
     tt.teardown(() => bridge.kill());
     const LIMIT = 8;
-    const { get } = await startGateway(tt, port, SECRET, { terminal: { backoffMaxMs: 500, callTimeoutMs: 1000, queueLimit: LIMIT } });
+    // A call timeout (3 s) longer than the burst takes to arrive, even on a loaded machine: the first
+    // LIMIT calls wait for the whole burst, so every other one finds the queue full. (With 1 s, a
+    // burst spread over more than a second let a second batch wait as the first timed out.)
+    const CALL_TIMEOUT_MS = 3_000;
+    const { get } = await startGateway(tt, port, SECRET, { terminal: { backoffMaxMs: 500, callTimeoutMs: CALL_TIMEOUT_MS, queueLimit: LIMIT } });
     // Set-up, not the subject: the first call also connects and authenticates, which can take
     // longer than this gateway's 1 s call timeout on a loaded machine.
     const reached = await waitFor(async () => ((await get('/account')).status === 200 ? true : undefined), patience(1_000));
     tt.ok(reached, 'the gateway reached the bridge and its terminal');
 
-    await bridge.hook('_set_delay', [2.5]);
+    await bridge.hook('_set_delay', [(2.5 * CALL_TIMEOUT_MS) / 1000]);
     const N = 60;
     const t0 = Date.now();
     const results = await Promise.all(
@@ -116,9 +120,9 @@ if (skip) {
       }),
     );
     const slowest = Math.max(...results.map((r) => r.ms));
-    // Bounded by the call timeout (1 s), not by the queue: uncapped, the 8th waiting call would end
-    // after 8 × 2.5 s of terminal delay.
-    tt.ok(slowest < 1_000 + patience(300), `all ${N} requests ended in ${slowest} ms (call timeout 1 s)`);
+    // Bounded by the call timeout, not by the queue: uncapped, the 8th waiting call would end after
+    // 8 × 2.5 call timeouts of terminal delay.
+    tt.ok(slowest < CALL_TIMEOUT_MS + patience(300), `all ${N} requests ended in ${slowest} ms (call timeout ${CALL_TIMEOUT_MS} ms)`);
     tt.same([...new Set(results.map((r) => r.status))], [503], 'every one is a 503 (none 500, none hangs)');
     tt.ok(results.every((r) => Number(r.retryAfter) > 0), 'each with Retry-After');
     const busy = results.filter((r) => /terminal busy/.test(r.detail)).length;
@@ -132,13 +136,14 @@ if (skip) {
     // /health answers while the worker is held: the bridge is reachable, the terminal does not answer.
     const h0 = Date.now();
     const slowHealth = await health(get);
-    tt.ok(Date.now() - h0 < 1_000 + patience(150), `/health answered in ${Date.now() - h0} ms (its probe's timeout: 1 s, not the terminal's 2.5 s delay)`);
+    tt.ok(Date.now() - h0 < CALL_TIMEOUT_MS + patience(150), `/health answered in ${Date.now() - h0} ms (its probe's timeout is the call timeout, not the terminal's delay)`);
     tt.equal(slowHealth.status, 503, '/health 503 while the terminal does not answer');
     tt.match(slowHealth.body.bridge, { reachable: true });
 
     await bridge.hook('_set_delay', [0]);
     const r0 = Date.now();
-    const ok = await waitFor(async () => ((await get('/account')).status === 200 ? true : undefined), 2_500 + patience(1_000));
+    // The call still inside the terminal's delay ends first (a native call is never cut short).
+    const ok = await waitFor(async () => ((await get('/account')).status === 200 ? true : undefined), 2.5 * CALL_TIMEOUT_MS + patience(1_000));
     tt.ok(ok, `served again once the terminal is quick (${Date.now() - r0} ms)`);
     // As many at once as may wait: all served, so nothing is left queued from the slow spell.
     const burst = await Promise.all(Array.from({ length: LIMIT }, () => get('/symbols/EURUSD').then((r) => r.status)));
