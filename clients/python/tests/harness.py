@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -109,6 +110,24 @@ class Gateway(object):
                 self.proc.wait(5)
         self.log.close()
         os.unlink(self.log.name)
+
+
+class SimSession(unittest.TestCase):
+    """A gateway on the simulator for the whole class; every test starts with mt5.initialize on it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.gw = sim_gateway()
+
+    @classmethod
+    def tearDownClass(cls):
+        import tradeapi_client.mt5 as mt5
+        mt5.shutdown()
+        cls.gw.stop()
+
+    def setUp(self):
+        import tradeapi_client.mt5 as mt5
+        self.assertTrue(mt5.initialize(url=self.gw.url), mt5.last_error())
 
 
 def sim_gateway(**env):

@@ -20,19 +20,7 @@ NOW = datetime(2026, 11, 25, 14, tzinfo=UTC)
 OK = (1, "Success")
 
 
-class Aio(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.gw = harness.sim_gateway()
-
-    @classmethod
-    def tearDownClass(cls):
-        mt5.shutdown()
-        cls.gw.stop()
-
-    def setUp(self):
-        self.assertTrue(mt5.initialize(url=self.gw.url), mt5.last_error())
-
+class Aio(harness.SimSession):
     def test_surface(self):
         self.assertEqual(sorted(n for n in dir(aio) if not n.startswith("_") and callable(getattr(aio, n))
                                 and getattr(aio, n).__module__ == aio.__name__), sorted(mt5.FUNCTIONS))

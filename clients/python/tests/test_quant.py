@@ -15,19 +15,7 @@ UTC = timezone.utc
 FROM, TO = datetime(2024, 1, 9, 10, tzinfo=UTC), datetime(2024, 1, 9, 12, tzinfo=UTC)
 
 
-class Quant(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.gw = harness.sim_gateway()
-
-    @classmethod
-    def tearDownClass(cls):
-        mt5.shutdown()
-        cls.gw.stop()
-
-    def setUp(self):
-        self.assertTrue(mt5.initialize(url=self.gw.url), mt5.last_error())
-
+class Quant(harness.SimSession):
     def test_bars_of_a_timeframe_are_copy_rates_range(self):
         for period, timeframe in (("1m", mt5.TIMEFRAME_M1), ("15m", mt5.TIMEFRAME_M15), ("1h", mt5.TIMEFRAME_H1)):
             got = quant.bars("EURUSD", period, FROM, TO)

@@ -10,18 +10,9 @@ import tradeapi_client
 import tradeapi_client.mt5 as mt5
 
 
-class Replay(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.gw = harness.sim_gateway()
-
-    @classmethod
-    def tearDownClass(cls):
-        mt5.shutdown()
-        cls.gw.stop()
-
+class Replay(harness.SimSession):
     def setUp(self):
-        self.assertTrue(mt5.initialize(url=self.gw.url), mt5.last_error())
+        harness.SimSession.setUp(self)
         self.now = mt5.symbol_info_tick("BTCUSD").time  # the simulator's clock, seconds
 
     def test_end_gives_the_span_of_copy_ticks_range(self):
