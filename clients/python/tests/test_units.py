@@ -78,60 +78,15 @@ class Clocks(unittest.TestCase):
 
 
 class Busy(unittest.TestCase):
-    def test_429_is_retried_within_the_timeout(self):
-        hits = []
+    SERVER_TIME = (200, b'{"utc": true, "zone": "UTC", "transitions": []}', {})
 
+    def serve(self, answer):
+        """A gateway stand-in on loopback: answer(path) -> (status, body bytes, headers) for each GET."""
         class H(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self):
-                hits.append(time.monotonic())
-                if self.path.endswith("/server-time"):
-                    self.answer(200, {"utc": True, "zone": "UTC", "transitions": []})
-                elif len(hits) < 4:
-                    self.answer(429, {"type": "/errors/rate-limit-exceeded", "status": 429, "detail": "slow down"},
-                                {"Retry-After": "0"})
-                else:
-                    self.answer(200, {"total": 7})
-
-            def answer(self, status, body, headers=None):
-                raw = json.dumps(body).encode()
-                self.send_response(status)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *a):
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d/api/v1" % server.server_port, timeout=5000))
-            self.assertEqual(mt5.symbols_total(), 7)
-            self.assertEqual(len(hits), 4)
-        finally:
-            mt5.shutdown()
-            server.shutdown()
-            server.server_close()
-
-
-    def test_429_past_the_timeout_says_rate_limited_and_when_to_retry(self):
-        class H(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                if self.path.endswith("/server-time"):
-                    status, body, headers = 200, {"utc": True, "zone": "UTC", "transitions": []}, {}
-                elif self.path.endswith("/symbols/total"):
-                    status, headers = 429, {"Retry-After": "30"}
-                    body = {"type": "/errors/rate-limit-exceeded", "status": 429, "detail": "60 requests per minute"}
-                else:
-                    status, headers = 503, {"Retry-After": "7"}
-                    body = {"type": "/errors/too-many-streams", "status": 503, "detail": "2 streams at once"}
-                raw = json.dumps(body).encode()
+                status, raw, headers = answer(self.path)
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
@@ -144,65 +99,72 @@ class Busy(unittest.TestCase):
 
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d" % server.server_port, timeout=2000))
-            started = time.monotonic()
-            self.assertIsNone(mt5.symbols_total())
-            self.assertLess(time.monotonic() - started, 1.5 + harness.LOADED_MACHINE_SLACK)  # not a wait of 30 s
-            code, text = mt5.last_error()
-            self.assertEqual(code, -10005)
-            self.assertEqual(text, "IPC timeout: the gateway's rate limit refused the call (429: 60 requests per "
-                                   "minute); retry after 30 s")
-            self.assertIsNone(mt5.copy_ticks_range("EURUSD", 0, 10, mt5.COPY_TICKS_ALL))
-            self.assertEqual(mt5.last_error(), (-10005, "IPC timeout: the gateway is busy (503 too-many-streams: "
-                                                         "2 streams at once); retry after 7 s"))
-        finally:
-            mt5.shutdown()
-            server.shutdown()
-            server.server_close()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.addCleanup(mt5.shutdown)
+        return "http://127.0.0.1:%d" % server.server_port
 
+    def test_429_is_retried_within_the_timeout(self):
+        hits = []
+
+        def answer(path):
+            hits.append(time.monotonic())
+            if path.endswith("/server-time"):
+                return self.SERVER_TIME
+            if len(hits) < 4:
+                body = {"type": "/errors/rate-limit-exceeded", "status": 429, "detail": "slow down"}
+                return 429, json.dumps(body).encode(), {"Retry-After": "0"}
+            return 200, b'{"total": 7}', {}
+
+        self.assertTrue(mt5.initialize(url=self.serve(answer) + "/api/v1", timeout=5000))
+        self.assertEqual(mt5.symbols_total(), 7)
+        self.assertEqual(len(hits), 4)
+
+    def test_429_past_the_timeout_says_rate_limited_and_when_to_retry(self):
+        def answer(path):
+            if path.endswith("/server-time"):
+                return self.SERVER_TIME
+            if path.endswith("/symbols/total"):
+                body = {"type": "/errors/rate-limit-exceeded", "status": 429, "detail": "60 requests per minute"}
+                return 429, json.dumps(body).encode(), {"Retry-After": "30"}
+            body = {"type": "/errors/too-many-streams", "status": 503, "detail": "2 streams at once"}
+            return 503, json.dumps(body).encode(), {"Retry-After": "7"}
+
+        self.assertTrue(mt5.initialize(url=self.serve(answer), timeout=2000))
+        started = time.monotonic()
+        self.assertIsNone(mt5.symbols_total())
+        self.assertLess(time.monotonic() - started, 1.5 + harness.LOADED_MACHINE_SLACK)  # not a wait of 30 s
+        code, text = mt5.last_error()
+        self.assertEqual(code, -10005)
+        self.assertEqual(text, "IPC timeout: the gateway's rate limit refused the call (429: 60 requests per "
+                               "minute); retry after 30 s")
+        self.assertIsNone(mt5.copy_ticks_range("EURUSD", 0, 10, mt5.COPY_TICKS_ALL))
+        self.assertEqual(mt5.last_error(), (-10005, "IPC timeout: the gateway is busy (503 too-many-streams: "
+                                                     "2 streams at once); retry after 7 s"))
 
     def test_a_proxys_429_without_a_problem_type_is_retried_too(self):
         hits = []
 
-        class H(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        def answer(path):
+            if path.endswith("/server-time"):
+                return self.SERVER_TIME
+            if path.endswith("/symbols/total"):
+                hits.append(1)
+                # nginx's limit_req answer: HTML, no Retry-After (the client waits 1 s)
+                if len(hits) < 2:
+                    return 429, b"<html><body>429 Too Many Requests</body></html>", {"Content-Type": "text/html"}
+                return 200, b'{"total": 3}', {}
+            return 429, b"<html>429</html>", {"Content-Type": "text/html", "Retry-After": "30"}
 
-            def do_GET(self):
-                if self.path.endswith("/server-time"):
-                    status, raw, headers = 200, b'{"utc": true, "zone": "UTC", "transitions": []}', {}
-                elif self.path.endswith("/symbols/total"):
-                    hits.append(1)
-                    # nginx's limit_req answer: HTML, no Retry-After (the client waits 1 s)
-                    status, raw, headers = (429, b"<html><body>429 Too Many Requests</body></html>",
-                                            {"Content-Type": "text/html"}) if len(hits) < 2 else (200, b'{"total": 3}', {})
-                else:
-                    status, raw, headers = 429, b"<html>429</html>", {"Content-Type": "text/html", "Retry-After": "30"}
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *a):
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d" % server.server_port, timeout=60000))
-            self.assertEqual(mt5.symbols_total(), 3)
-            self.assertEqual(len(hits), 2, "refused once, then answered")
-            mt5.shutdown()
-            self.assertTrue(mt5.initialize(url="http://127.0.0.1:%d" % server.server_port, timeout=2000))
-            self.assertIsNone(mt5.symbol_info("EURUSD"))
-            self.assertEqual(mt5.last_error(), (-10005, "IPC timeout: a rate limit in front of the gateway refused "
-                                                         "the call (429); retry after 30 s"))
-        finally:
-            mt5.shutdown()
-            server.shutdown()
-            server.server_close()
+        url = self.serve(answer)
+        self.assertTrue(mt5.initialize(url=url, timeout=60000))
+        self.assertEqual(mt5.symbols_total(), 3)
+        self.assertEqual(len(hits), 2, "refused once, then answered")
+        mt5.shutdown()
+        self.assertTrue(mt5.initialize(url=url, timeout=2000))
+        self.assertIsNone(mt5.symbol_info("EURUSD"))
+        self.assertEqual(mt5.last_error(), (-10005, "IPC timeout: a rate limit in front of the gateway refused "
+                                                     "the call (429); retry after 30 s"))
 
 
 class NameResolution(unittest.TestCase):
