@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 
 const live = new Set<ChildProcess>();
@@ -24,18 +23,8 @@ function hookExit(): void {
   }
 }
 
-/** A free loopback port (asked of the kernel, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A loopback port nothing listens on, reserved for this process (ports.ts says why). */
+export { freePort } from './ports.js';
 
 /** Resolves with the status of GET url, or undefined if nothing answers. */
 export function probe(url: string, timeoutMs = 2000): Promise<number | undefined> {

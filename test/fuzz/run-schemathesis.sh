@@ -55,7 +55,8 @@ st="$venv/bin/schemathesis"
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then npm run --silent build:ts; fi
 
 free_port() {
-  node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
+  # Reserved for this script's life, so that parallel test files never take it first.
+  node dist/bench/ports.js $$
 }
 
 pids=()

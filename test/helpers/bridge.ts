@@ -3,7 +3,7 @@
 // outside), the venv it runs in, and a real gateway on loopback in front of it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
-import net from 'node:net';
+import { freePort } from '../../bench/ports.js';
 import path from 'node:path';
 
 import type { Test } from 'tap';
@@ -65,16 +65,7 @@ function createVenv(numpy: () => boolean): string | undefined {
   return numpy() ? undefined : 'numpy or zstandard does not import in build/bridge-venv';
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface BridgeStartOptions {
   /** Run bridge/tests/hooked_bridge.py: hook() then calls the stand-in's test hooks. */

@@ -3,6 +3,7 @@
 // with its own variables while the full variant's are ignored.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from '../../bench/ports.js';
 
 import t from 'tap';
 
@@ -87,14 +88,6 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, TRADEAPI_HTTP: 'node', ...extra };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
