@@ -21,6 +21,7 @@ import path from 'node:path';
 
 import { nativeSourceHash } from '../native-source-hash.js';
 import { gtestCounts, plainCounts, tapCounts } from './counts.js';
+import { fileTimes, longestFirst } from './order.js';
 import { runLogged, tail } from './process.js';
 
 const require = createRequire(import.meta.url);
@@ -58,6 +59,27 @@ const ADAPTER_SUITES = ['test/http', 'test/readonly', 'test/hardening', 'test/ev
 /** The suites that wait for live ticks or read the wall clock: the weekend-clock stage runs them on a Saturday. */
 const WEEKEND_FILES = [/^test\/events\/(sse|ws|tick-feed|slow-consumer|ws-slow-consumer)\.test\.ts$/, /^test\/examples\/tour\.test\.ts$/, /^test\/cli\/export\.test\.ts$/, /^test\/metrics\//];
 
+/** The times of earlier runs on this machine (build/test-times.json), plus this run's. */
+function timesStore(file) {
+  let known = {};
+  try {
+    known = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // none yet (a fresh clone), or unreadable: LONGEST_FILES alone orders
+  }
+  return {
+    get: () => new Map(Object.entries(known).filter(([, v]) => typeof v === 'number')),
+    add(times) {
+      for (const [f, ms] of times) known[f] = Math.round(ms);
+      try {
+        writeFileSync(file, JSON.stringify(known, null, 1));
+      } catch {
+        // an ordering hint only
+      }
+    },
+  };
+}
+
 export function testFiles(root) {
   const walk = (dir) => readdirSync(dir).sort().flatMap((name) => {
     const full = path.join(dir, name);
@@ -83,6 +105,7 @@ export function buildStages(ctx) {
   // tap files mostly wait (timers, sockets, child servers): twice the cores keeps both cores busy.
   const tapJobs = String(Number(process.env.TRADEAPI_TAP_JOBS ?? jobs * 2));
   const env = {}; // filled by the build stage (TRADEAPI_ADDON), read by the others
+  const times = timesStore(path.join(root, 'build', 'test-times.json'));
   const log = (name) => path.join(logDir, `${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase()}.log`);
 
   const files = testFiles(root);
@@ -99,7 +122,9 @@ export function buildStages(ctx) {
 
   async function tap(name, tapFiles, extraEnv = {}) {
     if (tapFiles.length === 0) return { notRun: 'no test files' };
-    const r = await runLogged(log(name), node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', `--jobs=${tapJobs}`, ...tapFiles], { cwd: root, env: { ...env, ...extraEnv }, timeoutMs: 30 * MIN });
+    const ordered = longestFirst(tapFiles, times.get());
+    const r = await runLogged(log(name), node, [bin('tap', 'dist/esm/run.mjs'), '--reporter=tap', `--jobs=${tapJobs}`, ...ordered], { cwd: root, env: { ...env, ...extraEnv }, timeoutMs: 30 * MIN });
+    times.add(fileTimes(r.output));
     return tapCounts(r.output, r.status === 0);
   }
 

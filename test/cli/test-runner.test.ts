@@ -8,6 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 
 import { tapCounts } from '../../scripts/test/counts.js';
+import { fileTimes, longestFirst } from '../../scripts/test/order.js';
 import { runLogged } from '../../scripts/test/process.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tradeapi-runner-'));
@@ -69,4 +70,14 @@ t.test('a stage that skips says why in its note', async (t) => {
   t.same({ passed: c.passed, failed: c.failed, skipped: c.skipped }, { passed: 1, failed: 0, skipped: 2 });
   t.equal(c.note, 'skipped: no Chromium at /usr/bin/chromium (apt-get install chromium); nginx is not installed');
   t.equal(tapCounts('    ok 1 - a\nok 1 - f.test.ts', true).note, undefined, 'nothing skipped: no note');
+});
+
+t.test('a stage hands tap its longest files first', async (t) => {
+  const files = ['test/a/one.test.ts', 'test/store/sync.test.ts', 'test/b/two.test.ts', 'test/hardening/shutdown.test.ts'];
+  // With no earlier times: the known long files first, in their order, then the rest as given.
+  t.same(longestFirst(files), ['test/store/sync.test.ts', 'test/hardening/shutdown.test.ts', 'test/a/one.test.ts', 'test/b/two.test.ts']);
+  // Earlier times on this machine come first, longest first.
+  const times = fileTimes(['ok 1 - test/b/two.test.ts # time=900.5ms', 'not ok 2 - test/a/one.test.ts # time=2000ms', '    ok 3 - nested # time=99999ms'].join('\n'));
+  t.same([...times], [['test/b/two.test.ts', 900.5], ['test/a/one.test.ts', 2000]]);
+  t.same(longestFirst(files, times), ['test/a/one.test.ts', 'test/b/two.test.ts', 'test/store/sync.test.ts', 'test/hardening/shutdown.test.ts']);
 });
