@@ -21,6 +21,7 @@ import path from 'node:path';
 
 import { nativeSourceHash } from '../native-source-hash.js';
 import { gtestCounts, plainCounts, tapCounts } from './counts.js';
+import { distIsFresh } from './dist-fresh.js';
 import { fileTimes, longestFirst } from './order.js';
 import { runLogged, tail } from './process.js';
 
@@ -168,9 +169,13 @@ export function buildStages(ctx) {
         if (!r.failed) {
           // The two compilations side by side: each keeps one core busy, and no other stage runs
           // before the build is done. The type-check's output joins the build log once it ends.
+          // dist/ compiled from these very sources already (npm ci's `prepare` did it) is not
+          // compiled again: the type-check covers src/ and bench/ as well as the tests.
           const typesLog = log('build (types)');
+          const emitted = distIsFresh(root);
+          if (emitted) appendFileSync(log('build'), 'TypeScript: dist/ is the compiled form of the sources as they are (not compiled again)\n');
           const [emit, types] = await Promise.all([
-            steps('build', [['TypeScript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']]]),
+            emitted ? { passed: 0, failed: 0 } : steps('build', [['TypeScript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']]]),
             steps('build (types)', [['type-check of the tests', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.test.json']]]),
           ]);
           appendFileSync(log('build'), readFileSync(typesLog, 'utf8'));
