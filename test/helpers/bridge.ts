@@ -202,7 +202,8 @@ export async function startGateway(tt: Test, port: number, secret = SECRET, opti
     adapter: availableAdapters()[0]!,
     host: '127.0.0.1',
     port: 0,
-    logger: createLogger('silent'),
+    // Warnings show in the test's output (a link lost, a reconnect); TRADEAPI_TEST_LOG=debug shows more.
+    logger: createLogger((process.env.TRADEAPI_TEST_LOG as Parameters<typeof createLogger>[0] | undefined) || 'warn'),
   });
   tt.teardown(async () => {
     await server.close(1000);
@@ -233,7 +234,11 @@ export interface SteppedBridge {
 export async function steppedBridge(tt: Test, tickRate: number): Promise<SteppedBridge> {
   const port = await freePort();
   const bridge = await Bridge.start(port, undefined, { hooked: true });
-  tt.teardown(() => bridge.kill());
+  tt.teardown(() => {
+    // A failure on a loaded machine is read from the log: what the bridge saw of its connections.
+    if (!tt.passing()) tt.comment(`the bridge's log:\n${bridge.log.split('\n').filter((l) => !l.includes('hook_done')).slice(-40).join('\n')}`);
+    bridge.kill();
+  });
   await bridge.hook('_configure', [], { tick_rate: tickRate });
   const gw = await startGateway(tt, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
   const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
