@@ -3,7 +3,7 @@
 // Timeouts are set short through the environment, as an operator would set them.
 import t, { type Test } from 'tap';
 
-import { ConfigError, DEFAULTS } from '../../src/config/index.js';
+import { ConfigError, DEFAULTS, loadConfig } from '../../src/config/index.js';
 import { MAX_URL_BYTES } from '../../src/http/protocol-problems.js';
 import { connect, collect, exchange, parseResponses, problemOf, type Exchange } from '../helpers/raw-http.js';
 import { forEachAdapter, serve, simTerminal, testConfig, type TestServer } from '../helpers/server.js';
@@ -36,7 +36,7 @@ async function healthy(t: Test, s: TestServer): Promise<void> {
 }
 
 t.test('configuration', async (t) => {
-  const c = testConfig().connections;
+  const c = loadConfig({}).connections;
   t.same(c, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000, backlog: 4096, nativeAccept: true }, 'production defaults');
   t.equal(DEFAULTS.backlog, 4096);
   t.same(testConfig({ ...SHORT, TRADEAPI_MAX_CONNECTIONS: '7', TRADEAPI_LISTEN_BACKLOG: '100' }).connections, {

@@ -17,8 +17,16 @@ export function simTerminal(): Terminal {
   return openSimTerminal({ nowMs: NOW_MS, accountAnchor: ANCHOR_S, seed: 42 });
 }
 
+/**
+ * An idle keep-alive connection outlives any pause of a test's own (the default 5 s does not): a
+ * test that computes its expectation for seconds on a loaded machine blocks its event loop, fetch's
+ * timer to drop the idle connection fires late, and the next request goes out on a connection the
+ * server has just closed (ECONNRESET). The keep-alive suites set their own.
+ */
+const KEEP_ALIVE = { TRADEAPI_KEEPALIVE_TIMEOUT_MS: '120000' };
+
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', ...env });
+  return loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', ...KEEP_ALIVE, ...env });
 }
 
 export interface TestServer {
@@ -38,7 +46,7 @@ export const READ_ONLY_KEY = 'read-only-test-key';
 
 /** Read-only mode (`serve --read-only`): its own variables, TRADE_API_KEY set to READ_ONLY_KEY. */
 export function readOnlyConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', TRADE_API_KEY: READ_ONLY_KEY, ...env }, { readOnly: true });
+  return loadConfig({ TRADEAPI_HOST: '127.0.0.1', TRADEAPI_PORT: '0', TRADE_API_KEY: READ_ONLY_KEY, ...KEEP_ALIVE, ...env }, { readOnly: true });
 }
 
 export async function serveReadOnly(
