@@ -199,23 +199,11 @@ export function buildStages(ctx) {
       run: () => gtest('C++ core', 'build/core-tests', ['-DCMAKE_BUILD_TYPE=Release']),
     },
     {
-      // Before the addon's stage: the largest block of CPU starts first, while pip fills build/pyenv.
+      // The largest block of CPU starts first, while pip fills build/pyenv.
       name: `HTTP (${adapterName})`,
       lane: 'tap',
       after: ['build'],
       run: () => tap(`HTTP (${adapterName})`, byOwner.get('http') ?? [], { TRADEAPI_TEST_ADAPTERS: uwsHere ? 'uws' : 'node' }),
-    },
-    {
-      name: 'addon',
-      lane: 'tap',
-      after: ['build'],
-      usesPythonEnv: true,
-      async run() {
-        // Its Parquet tests read back with pyarrow: build/pyenv, started after the build (it runs
-        // after the HTTP stage so that, from a fresh clone, pip has finished by then).
-        const python = await sharedPythonEnv(root, log('addon'));
-        return tap('addon', byOwner.get('addon') ?? [], python.error ? {} : { TRADEAPI_TEST_PYTHON: python.path });
-      },
     },
     {
       name: 'bridge',
@@ -238,6 +226,20 @@ export function buildStages(ctx) {
       async run() {
         const r = await runLogged(log('Python client'), 'sh', [path.join(root, 'clients', 'python', 'tests', 'run.sh')], { cwd: root, env, timeoutMs: 10 * MIN });
         return { ...plainCounts(r.output, r.status === 0), note: 'parity with the MetaTrader5 stand-in, simulator, README' };
+      },
+    },
+    {
+      name: 'addon',
+      // Quick tier: beside the HTTP stage, which alone is the tap lane's length. Full tier: the aux
+      // lane carries the second adapter, the weekend clock and Wine, so it stays in the tap lane.
+      lane: full ? 'tap' : 'aux',
+      after: ['build'],
+      usesPythonEnv: true,
+      async run() {
+        // Its Parquet tests read back with pyarrow: build/pyenv, started after the build (it runs
+        // after the bridge and Python client stages so that, from a fresh clone, pip has finished
+        const python = await sharedPythonEnv(root, log('addon'));
+        return tap('addon', byOwner.get('addon') ?? [], python.error ? {} : { TRADEAPI_TEST_PYTHON: python.path });
       },
     },
     {
@@ -278,10 +280,10 @@ export function buildStages(ctx) {
     },
   ];
 
-  // Chromium's and nginx/Redis's suites mostly wait on those programs. In the quick tier they run on
-  // the lane of the others that do, after them, so that the tap lane (the longer) ends with the
-  // addon's suites; in the full tier that lane holds Wine, the longest, and they stay on the tap lane.
-  const waitingLane = full ? 'tap' : 'aux';
+  // Chromium's and nginx/Redis's suites mostly wait on those programs. In the quick tier they have a
+  // lane of their own beside the two busy ones (after the aux lane's stages they made it the longer
+  // one); in the full tier the aux lane holds Wine, the longest, and they go on the tap lane.
+  const waitingLane = full ? 'tap' : 'waiting';
   stages.push(
     { name: 'browser', lane: waitingLane, after: ['build'], run: () => tap('browser', byOwner.get('browser') ?? []) },
     { name: 'deploy (nginx, Redis)', lane: waitingLane, after: ['build'], run: () => tap('deploy (nginx, Redis)', byOwner.get('deploy') ?? []) },
