@@ -103,6 +103,19 @@ await forEachAdapter(t, async (t, adapter) => {
         t.match(short.structuredContent, { rows: all, returned: all.length, more: false });
       });
 
+      await t.test('issue 36 through MCP: custom bars (get_ticks_bars) and many symbols in one copy_ticks_range', async (t) => {
+        const bars = await callTool(client, 'get_ticks_bars', { ...DAY, period: '90s' });
+        t.notOk(bars.isError);
+        const want = (await http(`/ticks/bars?symbol=EURUSD&period=90s&date_from=${DAY.date_from}&date_to=${DAY.date_to}`)) as unknown[];
+        t.ok(want.length > 100 && want.length <= MAX_INLINE_ROWS, `${want.length} bars of 90 s in a day`);
+        t.match(bars.structuredContent, { rows: want, returned: want.length, more: false });
+        const merged = await callTool(client, 'copy_ticks_range', { symbols: 'GBPUSD,EURUSD', date_from: TEN_SECONDS.date_from, date_to: TEN_SECONDS.date_to });
+        t.notOk(merged.isError);
+        const all = (await http(`/ticks/range?symbols=GBPUSD,EURUSD&date_from=${TEN_SECONDS.date_from}&date_to=${TEN_SECONDS.date_to}`)) as Array<{ symbol: string }>;
+        t.ok(new Set(all.map((r) => r.symbol)).size === 2, 'both symbols tick in those ten seconds');
+        t.match(merged.structuredContent, { rows: all, returned: all.length, more: false });
+      });
+
       await t.test('account_info answers what GET /account answers', async (t) => {
         const r = await callTool(client, 'account_info');
         t.notOk(r.isError);
