@@ -365,6 +365,75 @@ TEST(LedgerStopOut, ClosesTheLargestLossFirstThenStops) {
   EXPECT_EQ(ledger.balance_cents(), deals_sum(ledger.history_deals()));
 }
 
+// Two losses, each too large alone: both go, the larger first, and nothing is left.
+TEST(LedgerStopOut, RepeatsWhileBelowTheLevel) {
+  Market market(frozen());
+  const Tick e = market.tick_at(*market.find("EURUSD"), kFromMs);
+  AccountState st = deposit(10000);
+  st.positions.push_back(held("EURUSD", true, 1.0, e.bid + 0.0450, 0, 0));   // about -4 500
+  TradePosition bigger = held("EURUSD", false, 1.0, e.ask - 0.0520, 0, 0);   // about -5 200
+  bigger.ticket = bigger.identifier = 4001;
+  st.positions.push_back(bigger);
+  Ledger ledger(market, st);
+  ledger.advance(kFromMs + 60000);
+  EXPECT_TRUE(ledger.positions().empty());
+  ASSERT_EQ(ledger.history_deals().size(), 3u);
+  EXPECT_EQ(ledger.history_deals()[1].position_id, 4001) << "the largest loss first";
+  EXPECT_EQ(ledger.history_deals()[2].position_id, 4000);
+  EXPECT_EQ(ledger.history_deals()[1].time_msc, ledger.history_deals()[2].time_msc) << "at the same tick";
+  for (size_t i = 1; i < 3; ++i) EXPECT_EQ(ledger.history_deals()[i].reason, mt5::DEAL_REASON_SO);
+  EXPECT_EQ(ledger.balance_cents(), deals_sum(ledger.history_deals()));
+}
+
+// ---- hedging: partial close and close-by -------------------------------------------------------
+
+// A partial close books an OUT deal of the volume closed with its share of the swap; the rest of
+// the position keeps the remainder. Close-by books one CLOSE_BY order and two OUT_BY deals at the
+// open price of the position closed by: the pair's result is the difference of the open prices.
+TEST(LedgerHedging, PartialCloseAndCloseBy) {
+  const int64_t thursday = kNowMs + 24 * 3600000;
+  Market market(frozen(thursday));
+  const SymbolSpec& s = *market.find("EURUSD");
+  AccountState st = deposit(10000);
+  TradePosition buy = held("EURUSD", true, 1.0, 1.08000, 0, 0);
+  buy.time_msc = buy.time_update_msc = kFromMs - 2 * 86400000;  // held over two rollovers
+  buy.time = buy.time_update = buy.time_msc / 1000;
+  TradePosition sell = held("EURUSD", false, 0.4, 1.08250, 0, 0);
+  sell.ticket = sell.identifier = 4001;
+  st.positions = {buy, sell};
+  Ledger ledger(market, st);
+  ledger.advance(kFromMs);
+  const int64_t accrued = ledger.swap_cents(0, kFromMs);
+  ASSERT_NE(accrued, 0);
+  ASSERT_TRUE(ledger.close(0, 0.5, kFromMs));
+  ASSERT_EQ(ledger.positions().size(), 2u);
+  EXPECT_DOUBLE_EQ(ledger.positions()[0].record.volume, 0.5);
+  const TradeDeal& part = ledger.history_deals().back();
+  EXPECT_EQ(part.entry, mt5::DEAL_ENTRY_OUT);
+  EXPECT_DOUBLE_EQ(part.volume, 0.5);
+  EXPECT_EQ(cents(part.swap), std::llround(static_cast<double>(accrued) * 0.5));
+  EXPECT_EQ(ledger.swap_cents(0, kFromMs) + cents(part.swap), accrued) << "the swap is split, not duplicated";
+  EXPECT_DOUBLE_EQ(part.price, market.tick_at(s, kFromMs).bid);
+
+  ASSERT_TRUE(ledger.close_by(0, 1, kFromMs + 1000));
+  ASSERT_EQ(ledger.positions().size(), 1u);
+  EXPECT_DOUBLE_EQ(ledger.positions()[0].record.volume, 0.1) << "0.5 buy closed by 0.4 sell";
+  const auto& deals = ledger.history_deals();
+  const TradeDeal& x = deals[deals.size() - 2];
+  const TradeDeal& y = deals.back();
+  EXPECT_EQ(x.entry, mt5::DEAL_ENTRY_OUT_BY);
+  EXPECT_EQ(y.entry, mt5::DEAL_ENTRY_OUT_BY);
+  EXPECT_EQ(x.order, y.order);
+  EXPECT_DOUBLE_EQ(x.price, 1.08250);
+  EXPECT_DOUBLE_EQ(y.price, 1.08250);
+  // 0.4 lot x 0.00250 x 100 000 = 100.00 USD for the pair, booked once.
+  EXPECT_EQ(cents(x.profit) + cents(y.profit), 10000);
+  const TradeOrder& by = ledger.history_orders().back();
+  EXPECT_EQ(by.type, mt5::ORDER_TYPE_CLOSE_BY);
+  EXPECT_EQ(by.position_by_id, 4001);
+  EXPECT_EQ(ledger.balance_cents(), deals_sum(ledger.history_deals()));
+}
+
 // ---- a pure function of (config, T) --------------------------------------------------------------
 
 namespace {
