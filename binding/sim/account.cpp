@@ -26,8 +26,13 @@ const std::vector<TradeOrder>& Account::history_orders() const { return ledger()
 const std::vector<TradeDeal>& Account::history_deals() const { return ledger().history_deals(); }
 
 std::vector<TradePosition> Account::positions() const {
-  Ledger& book = ledger();
   const int64_t now = market_.now_ms();
+  ledger_.advance(now);
+  return positions_at(now);
+}
+
+std::vector<TradePosition> Account::positions_at(int64_t now) const {
+  Ledger& book = ledger_;
   std::vector<TradePosition> out;
   out.reserve(book.positions().size());
   for (size_t k = 0; k < book.positions().size(); ++k) {
@@ -79,15 +84,18 @@ AccountInfo Account::info() const {
   a.fifo_close = false;
 
   // Deposit plus every deal's profit, commission, swap and fee, to the cent.
-  a.balance = from_cents(ledger().balance_cents());
+  // One instant for the whole answer: the balance and the positions come from the same history.
+  const int64_t now = market_.now_ms();
+  ledger_.advance(now);
+  a.balance = from_cents(ledger_.balance_cents());
   a.credit = 0;
   // Floating result of the open positions: profit at live prices plus the swaps they have accrued
   // (equity - balance - credit, as MT5 reports it).
   int64_t profit = 0;
-  for (const TradePosition& p : positions()) profit += to_cents(p.profit) + to_cents(p.swap);
+  for (const TradePosition& p : positions_at(now)) profit += to_cents(p.profit) + to_cents(p.swap);
   a.profit = from_cents(profit);
   a.equity = round_money(a.balance + a.credit + a.profit);
-  a.margin = margin();
+  a.margin = ledger_.margin();
   a.margin_free = round_money(a.equity - a.margin);
   a.margin_level = a.margin > 0 ? a.equity / a.margin * 100.0 : 0.0;
   a.margin_so_call = kMarginCallPercent;

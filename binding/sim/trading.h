@@ -46,6 +46,8 @@ class Account {
   Ledger& ledger() const;
 
  private:
+  std::vector<TradePosition> positions_at(int64_t now) const;  // the ledger as played, valued live
+
   const Market& market_;
   const Calculator& calc_;
   mutable Ledger ledger_;
