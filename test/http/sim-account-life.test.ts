@@ -2,12 +2,13 @@
 // the rules themselves are unit-tested in binding/tests/ledger_test.cpp): at arbitrary instants
 // /account, /positions, /orders, /history/orders and /history/deals agree with each other and the
 // balance is the deposit plus the deals to the cent; the history only grows; and two servers with
-// the same seed and clock agree on every deal, also with running clocks
-// (clockRate, TRADEAPI_SIM_CLOCK_RATE).
+// the same seed and clock agree on every deal, with clocks running at 3600x as TRADEAPI_SIM_CLOCK,
+// TRADEAPI_SIM_CLOCK_RATE and TRADEAPI_SIM_TRADES_PER_HOUR set them.
 import t from 'tap';
 
 import { forEachAdapter, serve } from '../helpers/server.js';
-import { openSimTerminal, type SimConfig } from '../../src/terminal/index.js';
+import { loadTerminalSettings } from '../../src/config/index.js';
+import { openConfiguredTerminal, openSimTerminal, type SimConfig } from '../../src/terminal/index.js';
 
 const ANCHOR_S = Date.UTC(2024, 0, 10) / 1000; // Wednesday: the generated history ends here
 const SEED = 42;
@@ -73,10 +74,11 @@ await forEachAdapter(t, async (t, adapter) => {
     t.ok(sawChange, 'the account traded between the instants');
   });
 
-  await t.test('two servers with the same seed and running clock agree on every deal', async (t) => {
+  await t.test('two servers with the same settings and running clock agree on every deal', async (t) => {
+    // As `serve` opens them from its settings: the anchor is the start of the clock's day (ANCHOR_S).
     const clockStartMs = Date.UTC(2024, 0, 10, 9);
-    const config: SimConfig = { clockStartMs, clockRate: 3600, tradesPerHour: 120 };
-    const terminals = [living(config), living(config)];
+    const env = { TRADEAPI_SIM_CLOCK: new Date(clockStartMs).toISOString(), TRADEAPI_SIM_CLOCK_RATE: '3600', TRADEAPI_SIM_TRADES_PER_HOUR: '120' };
+    const terminals = [openConfiguredTerminal(loadTerminalSettings(env)), openConfiguredTerminal(loadTerminalSettings(env))];
     t.teardown(() => Promise.all(terminals.map((terminal) => terminal.close())));
     const a = await serve(t, adapter, terminals[0]!);
     const b = await serve(t, adapter, terminals[1]!);
