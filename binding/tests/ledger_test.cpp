@@ -255,6 +255,33 @@ TEST(LedgerPending, WeekendGapFillsALimitAtTheGapPrice) {
   EXPECT_NE(ledger.history_deals()[1].price, price) << "better than the limit";
 }
 
+// A symbol charted by last (AMZN, exchange-traded) triggers on its trade prices: a buy stop at the
+// first trade tick whose Last reaches the price, filled at that tick's ask.
+TEST(LedgerPending, ChartedByLastTriggersOnLast) {
+  const int64_t from = kNowMs + 3 * 3600000, to = kNowMs + 5 * 3600000;  // 15:00-17:00 UTC, NYSE open
+  Market market(frozen(to));
+  const SymbolSpec& s = *market.find("AMZN");
+  ASSERT_EQ(s.info.chart_mode, mt5::SYMBOL_CHART_MODE_LAST);
+  const std::vector<Tick> all = ticks(market, s, from, to);
+  const auto traded = [](const Tick& t) { return (t.flags & static_cast<uint32_t>(mt5::TICK_FLAG_LAST)) != 0; };
+  double last_max = 0;
+  for (const Tick& t : all)
+    if (traded(t)) last_max = std::max(last_max, t.last);
+  const Tick start = market.tick_at(s, from);
+  ASSERT_GT(last_max, start.ask) << "the trades reach above the opening ask";
+  const double price = std::round((start.ask + last_max) / 2 * 100) / 100;
+  const std::optional<Tick> expected = first(all, [&](const Tick& t) { return traded(t) && t.last >= price; });
+  ASSERT_TRUE(expected.has_value());
+  AccountState st = deposit(10000);
+  st.live_from_msc = from;
+  st.orders.push_back(pending("AMZN", mt5::ORDER_TYPE_BUY_STOP, price, 1));
+  Ledger ledger(market, st);
+  ledger.advance(to);
+  ASSERT_EQ(ledger.history_deals().size(), 2u);
+  EXPECT_EQ(ledger.history_deals()[1].time_msc, expected->time_msc);
+  EXPECT_DOUBLE_EQ(ledger.history_deals()[1].price, expected->ask);
+}
+
 TEST(LedgerPending, SpecifiedAndDayOrdersExpire) {
   Market market(frozen(kNowMs + 16 * 3600000));  // Thursday 04:00
   const SymbolSpec& s = *market.find("EURUSD");
