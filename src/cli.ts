@@ -58,6 +58,10 @@ Environment, both:
                                           ZONE+HH:MM, e.g. America/New_York+07:00
   TRADEAPI_SIM_SERVER_TZ                  the simulator's server time zone, same forms
                                           (default UTC; TRADEAPI_TERMINAL=sim only)
+  TRADEAPI_SIM_CLOCK_RATE                 simulated seconds per real second of the simulator's
+                                          clock (default 1; e.g. 60: an hour a minute)
+  TRADEAPI_SIM_TRADES_PER_HOUR            the simulated account's trading schedule, actions per
+                                          hour (default 4; 0 = off)
   TRADEAPI_STORE                          a local history store (tradeapi sync): /ticks/* and /rates/*
                                           answer from it for what it holds (default: off)
   TRADEAPI_STORE_WRITE                    1: whole past days of ticks fetched from the terminal are

@@ -58,6 +58,10 @@ sim::SimConfig SimConfigFromJs(const Napi::Object& o) {
   Read(o, "historyStart", c.history_start);
   Read(o, "nowMs", c.now_ms);
   Read(o, "clockStartMs", c.clock_start_ms);
+  Read(o, "clockRate", c.clock_rate);
+  if (!(c.clock_rate > 0) || c.clock_rate > 1e6) Bad(o.Env(), "clockRate");
+  Read(o, "tradesPerHour", c.trades_per_hour);
+  if (!(c.trades_per_hour >= 0) || c.trades_per_hour > 3600) Bad(o.Env(), "tradesPerHour");
   Read(o, "maxBars", c.maxbars);
   Read(o, "commentMaxLength", c.comment_max_length);
   Read(o, "tradeAllowed", c.trade_allowed);

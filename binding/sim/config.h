@@ -35,6 +35,12 @@ struct SimConfig {
   // at wall speed from there, so that a live market (ticks arriving in real time) can be had on any
   // day and hour: tests that wait for ticks, demos on a weekend (TRADEAPI_SIM_CLOCK).
   int64_t clock_start_ms = 0;
+  // Speed of a running clock (clock_start_ms, or the wall clock when this is not 1): simulated ms
+  // per real ms, so that an hour of trading passes in a minute at 60 (TRADEAPI_SIM_CLOCK_RATE).
+  double clock_rate = 1.0;
+  // The trading schedule after the generated history (trading_schedule.h): actions per hour on
+  // average; 0 = none (pending orders, SL/TP and stop-out still play). TRADEAPI_SIM_TRADES_PER_HOUR.
+  double trades_per_hour = 4.0;
   std::map<std::string, FixedQuote> fixed_quotes;  // pin the live quote of symbols (tests, what-if)
   // Terminal.
   int64_t maxbars = 1000000;                 // "Max. bars in chart": requests of >= maxbars bars fail (-2)

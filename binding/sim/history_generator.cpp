@@ -69,16 +69,6 @@ bool allows(const SymbolSpec& s, int64_t order_flag) {
   return s.info.order_mode == 0 || (s.info.order_mode & order_flag) != 0;
 }
 
-// The filling a Python script would use for a market order on this symbol.
-int64_t market_filling(const SymbolSpec& s) {
-  if (s.info.trade_exemode != mt5::SYMBOL_TRADE_EXECUTION_MARKET &&
-      s.info.trade_exemode != mt5::SYMBOL_TRADE_EXECUTION_EXCHANGE)
-    return mt5::ORDER_FILLING_FOK;
-  if (s.info.filling_mode & kFillingFok) return mt5::ORDER_FILLING_FOK;
-  if (s.info.filling_mode & kFillingIoc) return mt5::ORDER_FILLING_IOC;
-  return mt5::ORDER_FILLING_RETURN;
-}
-
 bool is_forex(const SymbolSpec& s) {
   return s.info.trade_calc_mode == mt5::SYMBOL_CALC_MODE_FOREX ||
          s.info.trade_calc_mode == mt5::SYMBOL_CALC_MODE_FOREX_NO_LEVERAGE;
@@ -104,7 +94,12 @@ class Generator {
       }
     }
     const int64_t deposit = settle_deposit();
-    return build(deposit);
+    AccountState st = build(deposit);
+    if (config_.demo_trades) {
+      st.live_from_msc = anchor_ * 1000;
+      for (const SymbolSpec* s : symbols_) st.symbols.push_back(s->info.name);
+    }
+    return st;
   }
 
  private:
@@ -167,12 +162,6 @@ class Generator {
     if (s.info.volume_max > 0) v = std::min(v, s.info.volume_max);
     v = std::max(min, std::round(v / step) * step);
     return std::round(v * 1e8) / 1e8;
-  }
-
-  int64_t commission_cents(const SymbolSpec& s, double volume) const {
-    // 3.50 per lot and side in the deposit currency on FX pairs, a typical ECN charge; CFDs are
-    // commission-free (spread only).
-    return is_forex(s) ? -std::llround(volume * 350.0) : 0;
   }
 
   Tick tick(const SymbolSpec& s, int64_t msc) const { return market_.tick_at(s, msc); }
@@ -310,6 +299,11 @@ class Generator {
       if (rng_.chance(0.5)) {
         p.sl = round_to_tick(*p.s, p.open_price * (p.buy ? 0.97 : 1.03));
         p.tp = round_to_tick(*p.s, p.open_price * (p.buy ? 1.05 : 0.95));
+        // The account's life starts at the anchor: levels the price reached before it would have
+        // closed the position then, so such a position keeps none.
+        const Market::QuoteRange r = since(*p.s, p.open_msc);
+        const bool reached = p.buy ? (r.bid_low <= p.sl || r.bid_high >= p.tp) : (r.ask_high >= p.sl || r.ask_low <= p.tp);
+        if (r.any && reached) p.sl = p.tp = 0;
       }
       trades_.push_back(p);
     }
@@ -327,7 +321,26 @@ class Generator {
       const auto setup = open_at_or_before(*p.s, anchor_ * 1000 - rng_.between(1, 48) * kHourMs);
       if (!setup) continue;
       p.setup_msc = *setup + rng_.between(0, 59999);
-      if (place(p)) pendings_.push_back(p);
+      if (place(p) && !reached_before_anchor(p)) pendings_.push_back(p);
+    }
+  }
+
+  // The quotes' extremes from the minute of msc to the anchor (whole minutes: a little wider).
+  Market::QuoteRange since(const SymbolSpec& s, int64_t msc) const {
+    return market_.quote_range(s, floor_div(msc, 60000), floor_div(anchor_, 60), anchor_ * 1000);
+  }
+
+  // An active order whose price the market reached between its setup and the anchor would have
+  // triggered then (ledger.cpp plays triggers from the anchor on): such an order is not generated.
+  bool reached_before_anchor(const PendingPlan& p) const {
+    const Market::QuoteRange r = since(*p.s, p.setup_msc);
+    if (!r.any) return false;
+    switch (p.type) {
+      case mt5::ORDER_TYPE_BUY_LIMIT: return r.ask_low <= p.price;
+      case mt5::ORDER_TYPE_BUY_STOP: return r.ask_high >= p.price;
+      case mt5::ORDER_TYPE_SELL_LIMIT: return r.bid_high >= p.price;
+      case mt5::ORDER_TYPE_SELL_STOP: return r.bid_low <= p.price;
+      default: return false;
     }
   }
 
@@ -513,6 +526,22 @@ class Generator {
 };
 
 }  // namespace
+
+// The filling a Python script would use for a market order on this symbol.
+int64_t market_filling(const SymbolSpec& s) {
+  if (s.info.trade_exemode != mt5::SYMBOL_TRADE_EXECUTION_MARKET &&
+      s.info.trade_exemode != mt5::SYMBOL_TRADE_EXECUTION_EXCHANGE)
+    return mt5::ORDER_FILLING_FOK;
+  if (s.info.filling_mode & kFillingFok) return mt5::ORDER_FILLING_FOK;
+  if (s.info.filling_mode & kFillingIoc) return mt5::ORDER_FILLING_IOC;
+  return mt5::ORDER_FILLING_RETURN;
+}
+
+int64_t commission_cents(const SymbolSpec& s, double volume) {
+  // 3.50 per lot and side in the deposit currency on FX pairs, a typical ECN charge; CFDs are
+  // commission-free (spread only).
+  return is_forex(s) ? -std::llround(volume * 350.0) : 0;
+}
 
 int64_t account_anchor(const Market& market) {
   if (market.config().account_anchor != 0) return market.config().account_anchor;

@@ -3,6 +3,7 @@
 // tickets (mt5-reference §4.6-4.8, §4.11).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../terminal/records.h"
@@ -15,7 +16,16 @@ struct AccountState {
   std::vector<TradeOrder> orders;         // active pending orders
   std::vector<TradeOrder> history_orders; // ascending time_setup (== ascending ticket)
   std::vector<TradeDeal> history_deals;   // ascending time (== ascending ticket)
+  // Where the account's life starts (ledger.h): the generated history ends here and events after
+  // it are played as the clock advances. 0 = a fixed state that never changes (tests).
+  int64_t live_from_msc = 0;
+  std::vector<std::string> symbols;       // what the trading schedule trades
 };
+
+// What the simulated broker charges per side of a deal, cents (negative): 3.50 per lot on FX.
+int64_t commission_cents(const SymbolSpec& s, double volume);
+// The filling a Python script would use for a market order on this symbol.
+int64_t market_filling(const SymbolSpec& s);
 
 // End of the generated history, seconds: config.account_anchor, or the start of the current UTC
 // day of the market clock when it is 0.

@@ -102,6 +102,17 @@ Market::Market(const SimConfig& config)
       throw TerminalError::invalid_params("config.server_zone: transitions must be in increasing time order");
     }
   }
+  if (!(config_.clock_rate > 0) || config_.clock_rate > 1e6) {
+    throw TerminalError::invalid_params("config.clock_rate must be above 0 and at most 1000000");
+  }
+  if (!(config_.trades_per_hour >= 0) || config_.trades_per_hour > 3600) {
+    throw TerminalError::invalid_params("config.trades_per_hour must be 0 to 3600");
+  }
+  start_utc_ms_ = config_.clock_start_ms;
+  if (start_utc_ms_ == 0) {
+    start_utc_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count();
+  }
   clock_ = config_.server_zone.empty() ? std::make_shared<const detail::ServerClock>(config_.server_utc_offset_s)
                                        : std::make_shared<const detail::ServerClock>(config_.server_zone);
   std::vector<detail::PricePath> paths;
@@ -120,10 +131,11 @@ Market::~Market() = default;
 int64_t Market::now_ms() const {
   if (config_.now_ms != 0) return config_.now_ms;
   int64_t utc_ms = 0;
-  if (config_.clock_start_ms != 0) {
+  if (config_.clock_start_ms != 0 || config_.clock_rate != 1.0) {
     // Steady, not system time: a test clock must not jump when the machine's clock is set.
     const auto running = std::chrono::steady_clock::now() - opened_;
-    utc_ms = config_.clock_start_ms + std::chrono::duration_cast<std::chrono::milliseconds>(running).count();
+    const double real_ms = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(running).count()) / 1000.0;
+    utc_ms = start_utc_ms_ + static_cast<int64_t>(real_ms * config_.clock_rate);
   } else {
     const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
     utc_ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
@@ -176,6 +188,56 @@ Tick Market::live_tick(const SymbolSpec& s) const {
   t.ask = fixed->second.ask;
   t.flags = static_cast<uint32_t>(mt5::TICK_FLAG_BID | mt5::TICK_FLAG_ASK);
   return t;
+}
+
+Market::QuoteRange Market::quote_range(const SymbolSpec& s, int64_t first_minute, int64_t end_minute,
+                                       int64_t until_ms) const {
+  detail::History& h = cache_->history;
+  const size_t slot = slot_of(*this, s);
+  const detail::BarAgg bar = h.aggregate(slot, first_minute * 60, end_minute * 60, std::min(until_ms, now_ms()));
+  QuoteRange r;
+  if (bar.empty()) return r;
+  const double scale = h.path(slot).scale();
+  r.any = true;
+  r.bid_high = static_cast<double>(bar.high) / scale;
+  r.bid_low = static_cast<double>(bar.low) / scale;
+  r.ask_high = static_cast<double>(bar.ask_high) / scale;
+  r.ask_low = static_cast<double>(bar.ask_low) / scale;
+  r.has_last = bar.last_high != detail::BarAgg::kNone;
+  if (r.has_last) {
+    r.last_high = static_cast<double>(bar.last_high) / scale;
+    r.last_low = static_cast<double>(bar.last_low) / scale;
+  }
+  return r;
+}
+
+namespace {
+// The first tick in (after, until] that a predicate accepts (the rest of the minute is ignored).
+struct FirstTickSink {
+  int64_t after_ms, until_ms;
+  double scale;
+  const std::function<bool(const Tick&)>& accept;
+  std::optional<Tick> found;
+  void tick(int64_t t, int64_t b, int64_t a, int64_t l, uint32_t v, uint32_t f) {
+    if (found || t <= after_ms || t > until_ms) return;
+    const Tick candidate = to_tick(t, b, a, l, v, f, scale);
+    if (accept(candidate)) found = candidate;
+  }
+};
+}  // namespace
+
+std::optional<Tick> Market::first_tick_where(const SymbolSpec& s, int64_t minute, int64_t after_ms, int64_t until_ms,
+                                             const std::function<bool(const Tick&)>& fn) const {
+  const detail::History& h = cache_->history;
+  const size_t slot = slot_of(*this, s);
+  const int64_t until = std::min(until_ms, now_ms());
+  if (!h.minute_exists(slot, minute, until)) return std::nullopt;
+  const detail::PricePath& path = h.path(slot);
+  FirstTickSink sink{after_ms, until, path.scale(), fn, std::nullopt};
+  double a0, a1;
+  path.minute_anchors(minute, a0, a1);
+  path.emit(minute, a0, a1, sink);
+  return sink.found;
 }
 
 SymbolInfo Market::symbol_info(const SymbolSpec& s) const {

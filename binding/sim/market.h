@@ -3,7 +3,9 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,6 +68,23 @@ class Market {
   // Depth around the live tick: sells then buys, price descending (mt5-reference §2.5).
   std::vector<BookInfo> book(const SymbolSpec& s) const;
 
+  // The extremes of one server minute's quotes at or before until_ms, from the cached M1
+  // aggregates: the living account finds crossings here and reads ticks only inside the minutes
+  // whose range reaches a price. any == false: no tick in that minute (closed, or not yet).
+  struct QuoteRange {
+    bool any = false, has_last = false;
+    double bid_high = 0, bid_low = 0, ask_high = 0, ask_low = 0, last_high = 0, last_low = 0;
+  };
+  QuoteRange minute_range(const SymbolSpec& s, int64_t minute, int64_t until_ms) const {
+    return quote_range(s, minute, minute + 1, until_ms);
+  }
+  // The same over the server minutes [first_minute, end_minute).
+  QuoteRange quote_range(const SymbolSpec& s, int64_t first_minute, int64_t end_minute, int64_t until_ms) const;
+  // Calls fn with the ticks of one server minute in (after_ms, until_ms], in time order, until fn
+  // returns true; returns that tick, or nothing.
+  std::optional<Tick> first_tick_where(const SymbolSpec& s, int64_t minute, int64_t after_ms, int64_t until_ms,
+                                       const std::function<bool(const Tick&)>& fn) const;
+
   // Series (mt5-reference §3). Argument errors throw TerminalError invalid_params.
   std::unique_ptr<TickCursor> ticks_range(const SymbolSpec& s, int64_t from_msc, int64_t to_msc, int64_t flags) const;
   std::unique_ptr<TickCursor> ticks_from(const SymbolSpec& s, int64_t from_msc, int64_t count, int64_t flags) const;
@@ -78,6 +97,7 @@ class Market {
  private:
   SimConfig config_;
   std::chrono::steady_clock::time_point opened_;  // where a clock_start_ms clock starts running
+  int64_t start_utc_ms_ = 0;                      // what a running clock reads at opened_
   std::shared_ptr<const detail::ServerClock> clock_;  // server time <-> UTC (server_clock.h)
   std::vector<SymbolSpec> symbols_;
   std::unordered_map<std::string, size_t> index_;

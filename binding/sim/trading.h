@@ -9,6 +9,7 @@
 #include "calc_math.h"
 #include "config.h"
 #include "history_generator.h"
+#include "ledger.h"
 #include "market.h"
 
 namespace tradeapi::sim {
@@ -25,6 +26,8 @@ class Calculator {
   const Market& market_;
 };
 
+// The demo account: its generated history and its life after it (ledger.h), seen at the market's
+// clock: every read first plays the events up to now.
 class Account {
  public:
   Account(const Market& market, const Calculator& calc);  // the generated demo account
@@ -32,29 +35,22 @@ class Account {
   AccountInfo info() const;                       // equity and profit at live prices
   std::vector<TradePosition> positions() const;   // price_current/profit at live prices, swap to now
   std::vector<TradeOrder> orders() const;         // active pending orders
-  const std::vector<TradeOrder>& history_orders() const { return history_orders_; }
-  const std::vector<TradeDeal>& history_deals() const { return history_deals_; }
+  const std::vector<TradeOrder>& history_orders() const;
+  const std::vector<TradeDeal>& history_deals() const;
   OrderCheckResult check(const TradeRequest& request) const;
   // Margin of the open positions, plus `extra` (a position about to open on `extra_symbol`) when
   // given: MT5's hedged rule per symbol, at the positions' open prices and opening conversion
   // rates (§6.1), so it does not move with the quotes.
   double margin(const SymbolSpec* extra_symbol = nullptr, const calc::MarginLeg* extra = nullptr) const;
+  // The ledger played up to now (worker thread only, like the market's caches).
+  Ledger& ledger() const;
 
  private:
-  // Swap accrued by a position up to a rollover; extended as the clock passes further rollovers.
-  struct SwapSoFar {
-    int64_t through_msc = 0;
-    int64_t cents = 0;
-  };
+  std::vector<TradePosition> positions_at(int64_t now) const;  // the ledger as played, valued live
 
   const Market& market_;
   const Calculator& calc_;
-  std::vector<TradePosition> positions_;
-  std::vector<calc::MarginLeg> legs_;  // one per position: side, volume, open price, opening rate
-  mutable std::vector<SwapSoFar> swaps_;  // one per position (worker thread only, like the market cache)
-  std::vector<TradeOrder> orders_;
-  std::vector<TradeOrder> history_orders_;
-  std::vector<TradeDeal> history_deals_;
+  mutable Ledger ledger_;
 };
 
 }  // namespace tradeapi::sim

@@ -35,11 +35,14 @@ SimConfig empty_account(int64_t now_ms = kNowMs) {
   return c;
 }
 
+// The generated account as the anchor leaves it: no trading schedule (these tests are about the
+// money model of a fixed set of positions; the account's life is ledger_test.cpp's).
 SimConfig demo_account(int64_t now_ms = kNowMs) {
   SimConfig c;
   c.now_ms = now_ms;
   c.account_anchor = kAnchor;
   c.balance = 10000.17;
+  c.trades_per_hour = 0;
   return c;
 }
 
@@ -71,14 +74,15 @@ struct Book {
   Calculator calc;
   Account account;
   Book(const SimConfig& c, std::vector<TradePosition> positions)
-      : market(c), calc(market), account(market, calc, state(std::move(positions))) {}
-  static AccountState state(std::vector<TradePosition> positions) {
+      : market(c), calc(market), account(market, calc, state(std::move(positions), c.balance)) {}
+  // The balance is the deals' sum: the deposit is the config's balance.
+  static AccountState state(std::vector<TradePosition> positions, double balance) {
     AccountState st;
     st.positions = std::move(positions);
     TradeDeal deposit;
     deposit.ticket = 1;
     deposit.type = mt5::DEAL_TYPE_BALANCE;
-    deposit.profit = 10000.0;
+    deposit.profit = balance;
     st.history_deals.push_back(deposit);
     return st;
   }
@@ -265,13 +269,25 @@ TEST(AccountMargin, ConstantAcrossTicksWhileEquityMoves) {
   SimTerminal first(demo_account(times[0]));
   const AccountInfo a0 = first.account_info();
   ASSERT_GT(a0.margin, 0.0);
+  // The account lives (a pending order may trigger, a level close a position): the margin stays
+  // put as long as the positions are the same ones.
+  auto held = [](SimTerminal& t) {
+    std::map<int64_t, double> out;
+    for (const TradePosition& p : t.positions_get(TradeFilter{})) out[p.ticket] = p.volume;
+    return out;
+  };
+  const auto positions0 = held(first);
   bool equity_moved = false;
+  int same_positions = 0;
   for (int64_t now : times) {
     SimTerminal t(demo_account(now));
     const AccountInfo a = t.account_info();
+    if (held(t) != positions0) continue;
+    ++same_positions;
     EXPECT_DOUBLE_EQ(a.margin, a0.margin) << "at " << now;
     equity_moved = equity_moved || a.equity != a0.equity;
   }
+  EXPECT_GE(same_positions, 3);
   EXPECT_TRUE(equity_moved);
   // Pinning the live quotes far away moves equity, not margin.
   SimConfig pinned = demo_account();

@@ -28,12 +28,15 @@ SimConfig empty_account(double balance = 10000.0) {
   return c;
 }
 
+// The generated account as the anchor leaves it, without the trading schedule: these tests check
+// the generated history and its records (the account's life after the anchor is ledger_test.cpp's).
 SimConfig demo_account(uint64_t seed = 20240101) {
   SimConfig c;
   c.seed = seed;
   c.now_ms = kNowMs;
   c.account_anchor = kAnchor;
   c.balance = 10000.17;
+  c.trades_per_hour = 0;
   return c;
 }
 

@@ -74,6 +74,16 @@ export interface Config {
    * speed from there (a busy Wednesday on a Saturday, say); undefined = the wall clock. Sim only.
    */
   readonly simClockStartMs: number | undefined;
+  /**
+   * TRADEAPI_SIM_CLOCK_RATE: how many simulated seconds pass per real second (default 1), so that an
+   * hour of the living account passes in a minute at 60. Sim only.
+   */
+  readonly simClockRate: number | undefined;
+  /**
+   * TRADEAPI_SIM_TRADES_PER_HOUR: the simulated account's trading schedule, actions per hour on
+   * average (default 4; 0 = none: pending orders, SL/TP and stop-out still play). Sim only.
+   */
+  readonly simTradesPerHour: number | undefined;
   /** Forced adapter; undefined = uWS where it loads, else node:http. */
   readonly http: AdapterName | undefined;
   readonly host: string;
@@ -275,7 +285,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 }
 
-export type TerminalSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs'>;
+export type TerminalSettings = Pick<Config, 'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'simClockRate' | 'simTradesPerHour'>;
 
 /** The terminal settings alone (TRADEAPI_TERMINAL, TRADEAPI_BRIDGE_SECRET, TRADEAPI_SERVER_TZ, TRADEAPI_SIM_SERVER_TZ, TRADEAPI_SIM_CLOCK), as `tradeapi export` reads them. */
 export function loadTerminalSettings(env: Env): TerminalSettings {
@@ -285,12 +295,14 @@ export function loadTerminalSettings(env: Env): TerminalSettings {
     serverTz: parseServerTz('TRADEAPI_SERVER_TZ', env.TRADEAPI_SERVER_TZ),
     simServerTz: parseSimServerTz(env.TRADEAPI_SIM_SERVER_TZ, terminal),
     simClockStartMs: parseSimClock(env.TRADEAPI_SIM_CLOCK, terminal),
+    simClockRate: parseSimNumber('TRADEAPI_SIM_CLOCK_RATE', env.TRADEAPI_SIM_CLOCK_RATE, terminal, { min: 0, minInclusive: false, max: 1e6 }),
+    simTradesPerHour: parseSimNumber('TRADEAPI_SIM_TRADES_PER_HOUR', env.TRADEAPI_SIM_TRADES_PER_HOUR, terminal, { min: 0, minInclusive: true, max: 3600 }),
   };
 }
 
 type ProcessSettings = Pick<
   Config,
-  'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'http' | 'host' | 'port' | 'maxStreams' | 'maxSymbolsPerRequest' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite' | 'compression'
+  'terminal' | 'serverTz' | 'simServerTz' | 'simClockStartMs' | 'simClockRate' | 'simTradesPerHour' | 'http' | 'host' | 'port' | 'maxStreams' | 'maxSymbolsPerRequest' | 'sendTimeoutMs' | 'shutdownGraceMs' | 'connections' | 'events' | 'store' | 'storeWrite' | 'compression'
 >;
 
 /** What the process runs on and listens at: the same variables and flags in both modes. */
@@ -666,6 +678,25 @@ function parseSimClock(raw: string | undefined, terminal: TerminalChoice): numbe
   }
   if (terminal !== 'sim') throw new ConfigError('TRADEAPI_SIM_CLOCK sets the simulator\'s clock; a real terminal keeps its own');
   return ms;
+}
+
+/** A number setting of the simulator (TRADEAPI_SIM_CLOCK_RATE, TRADEAPI_SIM_TRADES_PER_HOUR): decimal, in its range. */
+function parseSimNumber(
+  name: string,
+  raw: string | undefined,
+  terminal: TerminalChoice,
+  range: { min: number; minInclusive: boolean; max: number },
+): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  const low = range.minInclusive ? value >= range.min : value > range.min;
+  if (!Number.isFinite(value) || !low || value > range.max) {
+    const from = range.minInclusive ? `${range.min}` : `above ${range.min}`;
+    throw new ConfigError(`${name} must be a decimal number from ${from} to ${range.max}; got ${JSON.stringify(raw)}`);
+  }
+  if (terminal !== 'sim') throw new ConfigError(`${name} sets the simulator's account and clock; a real terminal has its own`);
+  return value;
 }
 
 function parseAdapter(raw: string | undefined): AdapterName | undefined {

@@ -57,12 +57,16 @@ export function simServerZone(zone: ServerZone, nowMs = Date.now()): Pick<SimCon
 }
 
 /** The terminal the settings name (TRADEAPI_TERMINAL, TRADEAPI_SIM_SERVER_TZ), as `serve` and `export` open it. */
-export function openConfiguredTerminal(settings: Pick<TerminalSettings, 'terminal' | 'simServerTz' | 'simClockStartMs'>): Terminal {
+export function openConfiguredTerminal(
+  settings: Pick<TerminalSettings, 'terminal' | 'simServerTz' | 'simClockStartMs'> & Partial<Pick<TerminalSettings, 'simClockRate' | 'simTradesPerHour'>>,
+): Terminal {
   const target = settings.terminal;
   if (target !== 'sim') return openBridgeTerminal(target.url, target.secret, { compression: target.compression });
   return openSimTerminal({
     ...(settings.simServerTz ? simServerZone(settings.simServerTz) : {}),
     ...(settings.simClockStartMs !== undefined ? { clockStartMs: settings.simClockStartMs } : {}),
+    ...(settings.simClockRate !== undefined ? { clockRate: settings.simClockRate } : {}),
+    ...(settings.simTradesPerHour !== undefined ? { tradesPerHour: settings.simTradesPerHour } : {}),
   });
 }
 

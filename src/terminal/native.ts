@@ -89,6 +89,11 @@ export interface SimConfig {
   /** A running clock: reads this UTC instant (ms) when the terminal opens and moves at wall speed
    *  from there (TRADEAPI_SIM_CLOCK; tests that need a live market on any day). Ignored with nowMs. */
   clockStartMs?: number;
+  /** Simulated ms per real ms of a running clock (default 1; TRADEAPI_SIM_CLOCK_RATE), above 0 up to 1e6. */
+  clockRate?: number;
+  /** The trading schedule after the generated history: actions per hour on average (default 4;
+   *  0 = none; TRADEAPI_SIM_TRADES_PER_HOUR), up to 3600. Pending orders, SL/TP and stop-out play either way. */
+  tradesPerHour?: number;
   /** Pinned live quotes. */
   fixedQuotes?: Record<string, { bid: number; ask: number }>;
   /** MT5's "Max bars in chart": a copy_rates_* request of this many bars or more fails with -2

@@ -53,6 +53,28 @@ t.test('defaults and normalisation', async (t) => {
   }
 });
 
+t.test('TRADEAPI_SIM_CLOCK_RATE and TRADEAPI_SIM_TRADES_PER_HOUR: the living account\'s clock and schedule', async (t) => {
+  const unset = loadConfig({});
+  t.equal(unset.simClockRate, undefined, 'unset: the simulator\'s defaults (1, and 4 an hour)');
+  t.equal(unset.simTradesPerHour, undefined);
+  const set = loadConfig({ TRADEAPI_SIM_CLOCK_RATE: '60', TRADEAPI_SIM_TRADES_PER_HOUR: '0' });
+  t.equal(set.simClockRate, 60);
+  t.equal(set.simTradesPerHour, 0, '0 turns the schedule off');
+  t.equal(loadConfig({ TRADEAPI_SIM_CLOCK_RATE: '0.5', TRADEAPI_SIM_TRADES_PER_HOUR: '3600' }).simClockRate, 0.5);
+  for (const [name, value] of [
+    ['TRADEAPI_SIM_CLOCK_RATE', '0'],
+    ['TRADEAPI_SIM_CLOCK_RATE', '-1'],
+    ['TRADEAPI_SIM_CLOCK_RATE', 'fast'],
+    ['TRADEAPI_SIM_CLOCK_RATE', '2000000'],
+    ['TRADEAPI_SIM_TRADES_PER_HOUR', '3601'],
+    ['TRADEAPI_SIM_TRADES_PER_HOUR', '1e3'],
+  ] as const) {
+    t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(name) }, `${name}=${value}`);
+  }
+  const bridge = { TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: 'a-secret-of-16-bytes-or-more' };
+  t.throws(() => loadConfig({ ...bridge, TRADEAPI_SIM_TRADES_PER_HOUR: '4' }), { message: /simulator/ }, 'sim only');
+});
+
 t.test('TRADEAPI_TERMINAL=tcp://HOST:PORT: a bridge, with TRADEAPI_BRIDGE_SECRET', async (t) => {
   const secret = 'bridge-secret-0123456789abcdef';
   const c = loadConfig({ TRADEAPI_TERMINAL: 'tcp://127.0.0.1:18812', TRADEAPI_BRIDGE_SECRET: secret });
