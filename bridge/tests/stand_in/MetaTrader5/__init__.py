@@ -485,11 +485,18 @@ def _advance(ms):
     """The terminal's clock moves on by ``ms`` milliseconds, everything else kept (connection,
     subscriptions): the ticks up to the new now appear, as they would live."""
     with _LOCK:
+        before = _S.now_server_ms
         _S.now_server_ms += int(ms)
         _S.now_utc = _server_to_utc(_S.now_server_ms // 1000)
-        # Both hold the cut at the old now.
-        _S.tick_cache.clear()
-        _S.m1_cache.clear()
+        # Only what holds the cut at the old now: the hour and the day it fell in (and none after).
+        # Earlier ones are whole and stay: rebuilding a day of ticks at every step (the M1 bars of
+        # symbol_info's day range) took seconds a call at a high tick rate, longer than a call's
+        # deadline on a loaded machine.
+        hour, day = before // _HOUR_MS, before // 86400000
+        for key in [k for k in _S.tick_cache if k[1] >= hour]:
+            del _S.tick_cache[key]
+        for key in [k for k in _S.m1_cache if k[1] >= day]:
+            del _S.m1_cache[key]
     return _S.now_server_ms
 
 
