@@ -14,7 +14,7 @@
 // Fan-out: a live delivery (one poll's ticks of the stream's symbols) is encoded ONCE into one
 // buffer for every stream that starts it from the same position (the same event id) - the usual
 // case, since clients on the same symbols advance in step - and each stream queues that shared
-// buffer in one write. A stream in another position (still converging after a resume) gets its
+// buffer in one write (copied with its own `seq` stamps, sse.ts). A stream in another position (still converging after a resume) gets its
 // own encoding of the same delivery.
 import type { Tick } from '../terminal/records.js';
 import type { BookFeed, BookUpdate } from './book-feed.js';
@@ -250,6 +250,7 @@ export class EventSession {
         for (const t of batch) size += t.jsonEnd - t.jsonStart;
         const out = Buffer.allocUnsafe(size + batch.length * (EVENT_HEAD_BYTES + maxSymbolJson + (one ? 0 : this.sent.length * ID_BYTES_PER_SYMBOL)));
         let at = 0;
+        const ends: number[] = [];
         for (const t of batch) {
           const i = this.index.get(t.symbol) as number;
           // One symbol: the id is the tick's own position (formatEventId's answer, without the cursor objects).
@@ -262,11 +263,12 @@ export class EventSession {
           at += t.rows.copy(out, at, t.jsonStart, t.jsonEnd);
           out[at++] = 0x0a;
           out[at++] = 0x0a;
+          ends.push(at);
         }
         const last = batch.at(-1);
         if (one && last) this.sent[0] = { time_msc: last.time_msc, seq: last.seq };
         sentTicks += batch.length;
-        return sse.pushWaitEncoded(out.subarray(0, at));
+        return sse.pushWaitEncoded(out.subarray(0, at), ends);
       },
       closed: () => sse.isClosed,
       live: () => {

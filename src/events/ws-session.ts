@@ -21,6 +21,11 @@
 // waiting live ticks through the same "after the last position sent" filter: no hole, no repeat.
 // Every JSON tick carries its position in its symbol's history as `event_id` (an SSE id of one
 // symbol), which is what a client sends back as `since`.
+//
+// Sequence: every JSON message the server sends on a connection (events, replies, markers, gaps,
+// errors) carries `seq`, 1, 2, 3… in the order sent, stamped in one place (transmit) whatever its
+// kind, so a client that sees no number missing has missed no message. Events the server drops
+// for a slow client take no number: the `gap` that replaces them does. Arrow binary frames carry none.
 import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
 import type { BookUpdate } from './book-feed.js';
 import { TerminalError } from '../terminal/errors.js';
@@ -111,6 +116,21 @@ function tickMessageOnce(t: ReplayTick): string {
   return `{"event":"tick","event_id":"${t.time_msc}-${t.seq}","data":{"symbol":${JSON.stringify(t.symbol)},${t.json}}`;
 }
 
+/**
+ * A JSON message (an object) with `,"seq":N` as its last member. The message may be shared by every
+ * client (tickMessage): it is copied, never modified.
+ */
+export function stampMessage(payload: string | Uint8Array, seq: number): string | Uint8Array {
+  if (typeof payload === 'string') return payload.endsWith('}') ? `${payload.slice(0, -1)},"seq":${seq}}` : payload;
+  const n = payload.byteLength;
+  if (n === 0 || payload[n - 1] !== 0x7d) return payload;
+  const tail = `,"seq":${seq}}`;
+  const out = Buffer.allocUnsafe(n - 1 + tail.length);
+  out.set(payload.subarray(0, n - 1));
+  out.write(tail, n - 1, 'latin1');
+  return out;
+}
+
 /** Likewise per depth update (the book feed hands every listener the same object). */
 const messageOfBook = new WeakMap<BookUpdate, Buffer>();
 
@@ -153,6 +173,8 @@ export class WsSession {
    * are not held: history has them); a symbol leaves at the seam (replay.ts).
    */
   private readonly replaying = new Map<string, TickCursor | undefined>();
+  /** The last `seq` stamped on a message of this connection. */
+  private seq = 0;
   /** The replay running on this connection (one at a time), and whether it was told to stop. */
   private replay: { symbols: readonly string[]; stopped: boolean } | undefined;
 
@@ -416,7 +438,7 @@ export class WsSession {
       const last = this.sent.get(s);
       if (feed && last && isAfter(feed, last)) {
         this.sent.set(s, feed);
-        this.conn?.send(JSON.stringify({ event: 'gap', data: { reason: 'replay-stopped', symbol: s, from_msc: last.time_msc, to_msc: feed.time_msc } }));
+        this.transmit(this.conn, JSON.stringify({ event: 'gap', data: { reason: 'replay-stopped', symbol: s, from_msc: last.time_msc, to_msc: feed.time_msc } }));
       }
     }
     this.replay = undefined;
@@ -452,7 +474,7 @@ export class WsSession {
           this.sent.set(s, at[i] as TickCursor);
           this.replaying.delete(s);
         }
-        this.conn?.send(JSON.stringify({ event: 'replay-complete', data: { symbols, ticks } }));
+        this.transmit(this.conn, JSON.stringify({ event: 'replay-complete', data: { symbols, ticks } }));
       },
     });
     if (outcome === 'end' && !this.done && !this.closing) await this.sendWait(JSON.stringify({ event: 'replay-end', data: { symbols, ticks } }));
@@ -642,7 +664,7 @@ export class WsSession {
       }
       return;
     }
-    conn.send(payload, text);
+    this.transmit(conn, payload, text);
     const now = buffered + bytes;
     if (now > this.peakQueuedBytes) this.peakQueuedBytes = now;
   }
@@ -659,7 +681,7 @@ export class WsSession {
       if (!conn || this.done || this.closing) return false;
       const buffered = conn.bufferedAmount();
       if (buffered === 0 || buffered + bytes <= this.options.queueBytes) {
-        conn.send(payload, text);
+        this.transmit(conn, payload, text);
         if (buffered + bytes > this.peakQueuedBytes) this.peakQueuedBytes = buffered + bytes;
         return true;
       }
@@ -669,13 +691,27 @@ export class WsSession {
     }
   }
 
+  /**
+   * Every message to the client leaves here: a JSON text message gets the connection's next `seq`
+   * as its last member (1, 2, 3…; see the top of this file). Arrow binary frames carry none.
+   */
+  private transmit(conn: WebSocketConnection | undefined, payload: string | Uint8Array, text = typeof payload === 'string'): void {
+    if (!conn) return;
+    if (text) {
+      const stamped = stampMessage(payload, this.seq + 1);
+      if (stamped !== payload) this.seq++;
+      payload = stamped;
+    }
+    conn.send(payload, text);
+  }
+
   private onDrain(): void {
     for (const wake of this.drainWaiters.splice(0)) wake();
     if (this.dropped === 0 || this.done || !this.conn || this.conn.bufferedAmount() > 0) return;
     const dropped = this.dropped;
     this.dropped = 0;
     this.clearTimer(this.stallTimer);
-    this.conn.send(JSON.stringify({ event: 'gap', data: { reason: 'slow-consumer', dropped } }));
+    this.transmit(this.conn, JSON.stringify({ event: 'gap', data: { reason: 'slow-consumer', dropped } }));
   }
 
   /** A reply to the client's own message: never dropped, but not sent into a buffer nobody reads. */
@@ -686,7 +722,7 @@ export class WsSession {
       this.kill('send-timeout');
       return;
     }
-    conn.send(JSON.stringify(id === undefined ? body : { ...body, id }));
+    this.transmit(conn, JSON.stringify(id === undefined ? body : { ...body, id }));
   }
 
   private problemOf(kind: ProblemError['kind'], detail: string): Problem {

@@ -25,6 +25,8 @@ const description = `Server-Sent Events (\`Accept: text/event-stream\`), until t
 
 Replay (\`start\`): the ticks from that instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal; read a page at a time), merged in time order, with the ids live ticks have, then live ticks, with no hole and no repeat at the seam. \`speed\` paces the history (0: as fast as the client reads; 1: real time; at 1 or less a replay from the past stays in history); \`end\` makes a pure replay. Last-Event-ID resumes inside it.
 
+Every event's \`data\` is a JSON object ending with \`seq\`: 1, 2, 3… in the order this connection's events were written, whatever their kind (events dropped for a slow client take none; the \`gap\` replacing them does), so a client that sees no number missing missed nothing within the connection.
+
 Every tick event has an \`id\`: the position of every listed symbol, \`<time_msc>-<seq>\` for one symbol (seq: the tick's index within its millisecond), with \`,<delta>-<seq>\` per further symbol. A client that reconnects with \`Last-Event-ID\` (EventSource does it by itself) first gets the ticks it missed, from the terminal's history (at most TRADEAPI_EVENTS_CATCHUP_MS back and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones, without duplicates.
 
 At most TRADEAPI_MAX_EVENT_CLIENTS streams at once (503 + Retry-After beyond) and TRADEAPI_EVENTS_MAX_SYMBOLS symbols per stream.`;
@@ -37,7 +39,7 @@ Client messages (JSON text frames; \`id\`, a number or a string, is optional and
 - \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
 - \`{"op":"ping"}\` → \`{"event":"pong"}\`; \`{"op":"auth","key":"…"}\` → \`{"event":"authenticated"}\` (the right key only; see above).
 
-Server messages (JSON text frames):
+Server messages (JSON text frames, each ending with \`"seq":N\`: 1, 2, 3… in the order this connection sent them, replies and errors included; Arrow binary frames carry none):
 - \`{"event":"tick","event_id":"<time_msc>-<seq>","data":{"symbol",…}}\`: every new tick of a subscribed symbol (\`event_id\`: its position in its symbol's history, seq its index among that symbol's ticks of the same millisecond; what \`since\` takes), \`data\` exactly as in GET /events (the fields and units of /symbols/{symbol}/tick); one symbol's ticks in time order, several symbols merged in time order per poll. With format arrow, ticks come instead as binary frames, one per poll, each a complete Arrow IPC stream (schema, one record batch, end marker) with a utf8 \`symbol\` column before the columns of a tick series in Arrow (time timestamp[s, UTC], time_msc timestamp[ms, UTC]).
 - \`{"event":"book","data":{"symbol","time_msc","book":[…]}}\`: depth of a subscribed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), at once and whenever it changes. Not in read-only mode.
 - \`{"event":"gap","data":{"reason":"slow-consumer","dropped":N}}\`: this client did not read fast enough; TRADEAPI_EVENTS_QUEUE_BYTES were waiting for it and N ticks (or book events) were dropped. A client that takes nothing for TRADEAPI_SEND_TIMEOUT_MS is disconnected.
