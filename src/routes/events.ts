@@ -12,9 +12,13 @@ import { defineRoute, type Route } from '../http/route.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
 import { TerminalError } from '../terminal/errors.js';
 import { replayPlan } from '../events/replay-plan.js';
+import type { LiveBarsRequest } from '../events/live-bars.js';
+import { BAR_PRICES, parseBarPeriod, type BarPrice } from '../terminal/bar-period.js';
+import type { SymbolInfo } from '../terminal/records.js';
+import { hasTrades } from './bars.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
-const KINDS: readonly EventKind[] = ['tick', 'book'];
+const KINDS: readonly EventKind[] = ['tick', 'book', 'bar'];
 
 const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves:
 - \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
@@ -46,6 +50,38 @@ Server messages (JSON text frames, each ending with \`"seq":N\`: 1, 2, 3… in t
 - \`{"event":"error","problem":{…}}\`: an RFC 7807 problem for a message that could not be served (malformed JSON, an unknown op or member, an unknown symbol (404), too many symbols); the connection stays open, but more than 20 such messages close it (1008).
 Server shutdown closes the connection with code 1001.`;
 
+/** `kinds=bar` with `period` (and `price`): both or neither, and a period GET /ticks/bars takes. */
+function barQuery(query: { kinds?: string | undefined; period?: string | undefined; price?: BarPrice | undefined }, kinds: ReadonlySet<EventKind>) {
+  if (!kinds.has('bar')) {
+    if (query.period !== undefined) throw validationError("query parameter 'period' applies to bar events: add bar to kinds (kinds=bar&period=…)");
+    if (query.price !== undefined) throw validationError("query parameter 'price' applies to bar events: add bar to kinds (kinds=bar&period=…&price=…)");
+    return undefined;
+  }
+  if (query.period === undefined) throw validationError("query parameter 'kinds': bar events need a period, e.g. kinds=bar&period=5s (as GET /ticks/bars takes it)");
+  const period = parseBarPeriod(query.period);
+  if (typeof period === 'string') throw validationError(`query parameter 'period': ${period}`);
+  return { period, text: query.period, price: query.price };
+}
+
+/** The price a symbol's bars chart: as asked, or by its chart_mode; last and volume bars only where ticks carry trades (as GET /ticks/bars). */
+function barPrice(symbol: string, info: SymbolInfo, ask: NonNullable<ReturnType<typeof barQuery>>): BarPrice {
+  const price: BarPrice = ask.price ?? (info.chart_mode === 1 ? 'last' : 'bid');
+  if (!hasTrades(info) && (price === 'last' || ask.period.kind === 'volume')) {
+    const what = ask.period.kind === 'volume' ? `volume bars (period=${ask.text})` : 'price=last';
+    throw validationError(`${what} need a symbol whose ticks carry trades; ${symbol} is quoted by bid and ask only (chart_mode ${info.chart_mode}): ask for time or tick bars by bid, ask or mid`);
+  }
+  return price;
+}
+
+/** The bar part of an event id: the time (UTC seconds) of the last bar per symbol, comma-separated, in the order listed. */
+function parseBarPositions(raw: string, symbols: readonly string[]): number[] {
+  const parts = raw.split(',');
+  if (parts.length !== symbols.length || parts.some((p) => !/^\d{1,12}$/.test(p))) {
+    throw validationError(`header 'Last-Event-ID' has malformed bar positions ${received(raw.slice(0, 80))}; after '~' it must hold one bar time per symbol (${symbols.join(',')}), as this stream's ids do`);
+  }
+  return parts.map(Number);
+}
+
 export const eventRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
@@ -56,7 +92,13 @@ export const eventRoutes: readonly Route[] = [
     operational: false,
     query: {
       symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
-      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
+      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book, bar (with period)', examples: ['tick,book', 'bar'] })),
+      period: Type.Optional(
+        Param.barPeriod('With kinds=bar: the period of the live bars, as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100); one bar event per closed bar'),
+      ),
+      price: Type.Optional(
+        Type.Union(BAR_PRICES.map((p) => Type.Literal(p)), { description: "With kinds=bar: the price the bars chart, bid, ask, mid or last (default: each symbol's chart_mode, bid or last)" }),
+      ),
       start: Type.Optional(
         Param.date(
           'Replay: the ticks from this instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal), as the same tick events with the same ids as live ones, then live ticks with one replay-complete event at the seam (no hole, no repeat). Not in the future; not with kinds=book (depth has no history).',
@@ -103,11 +145,22 @@ export const eventRoutes: readonly Route[] = [
       if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
         throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
       }
+      const barAsk = barQuery(query, kinds);
       const replay: ReplayPlan | undefined = replayPlan(query, kinds, 'query parameter', config);
+      if (replay && barAsk) throw validationError("query parameter 'start': a replay sends ticks only; kinds=bar is live (ask GET /ticks/bars for the bars before now)");
       const lastEventId = header('last-event-id');
-      const resumeFrom = kinds.has('tick') && lastEventId !== undefined && lastEventId.trim() !== '' ? parseEventId(lastEventId, symbols) : undefined;
+      const resume = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId : undefined;
+      let resumeFrom = kinds.has('tick') && resume !== undefined && !barAsk ? parseEventId(resume, symbols) : undefined;
+      let barsFrom: number[] | undefined;
+      if (barAsk && resume !== undefined) {
+        const at = resume.lastIndexOf('~');
+        if (at < 0) throw validationError(`header 'Last-Event-ID' has no bar positions ('~'); a stream with kinds=bar ids its events <tick positions>~<bar time per symbol>`);
+        const tickPart = resume.slice(0, at);
+        if (kinds.has('tick') && tickPart.trim() !== '') resumeFrom = parseEventId(tickPart, symbols);
+        barsFrom = parseBarPositions(resume.slice(at + 1), symbols);
+      }
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
-      await Promise.all(
+      const infos = await Promise.all(
         symbols.map((s) =>
           terminal.symbolInfo(s).catch(async (e: unknown) => {
             if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(terminal, s, { cause: e.message });
@@ -115,7 +168,16 @@ export const eventRoutes: readonly Route[] = [
           }),
         ),
       );
-      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay }, {
+      const bars: LiveBarsRequest | undefined = barAsk && {
+        period: barAsk.period,
+        periodText: barAsk.text,
+        symbols: symbols.map((symbol, i) => ({ symbol, digits: (infos[i] as SymbolInfo).digits, price: barPrice(symbol, infos[i] as SymbolInfo, barAsk) })),
+        resumeFrom: barsFrom,
+        pollMs: config.events.pollMs,
+        catchupMs,
+        zone: config.serverTz,
+      };
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay, bars }, {
         catchupMs,
         catchupTicks,
         // Live ticks held while a catch-up is sent: as many as the client's queue would take.

@@ -1,0 +1,129 @@
+// GET /events?kinds=bar&period=…: live bars of a custom period through the real server on loopback,
+// read by a real SSE parser, on the busy test clock (test/helpers/live-sim.ts). Every bar event is
+// compared field for field with what GET /ticks/bars returns for the same span afterwards; waits
+// last as long as the bars awaited take to close (their period), plus a poll, times the allowance
+// for a loaded machine.
+import t, { type Test } from 'tap';
+
+import { problemOf, SseClient } from '../helpers/sse.js';
+import { forEachAdapter, serve, type TestServer } from '../helpers/server.js';
+import { liveSimTerminal } from '../helpers/live-sim.js';
+import { iso } from '../helpers/tick-history.js';
+import { patience } from '../helpers/patience.js';
+
+const sim = liveSimTerminal();
+const live = sim.terminal;
+t.teardown(() => sim.close());
+
+const POLL_MS = 50;
+const env = { TRADEAPI_EVENTS_POLL_MS: String(POLL_MS) };
+const BAR_FIELDS = ['time', 'open', 'high', 'low', 'close', 'tick_volume', 'spread', 'real_volume', 'time_close_msc'] as const;
+type BarRow = Record<(typeof BAR_FIELDS)[number], number>;
+interface BarEvent extends BarRow {
+  symbol: string;
+  period: string;
+  seq: number;
+  id: string | undefined;
+}
+
+const barsOf = (c: SseClient): BarEvent[] =>
+  c.messages.filter((m) => m.event === 'bar').map((m) => ({ ...(JSON.parse(m.data) as Omit<BarEvent, 'id'>), id: m.id }));
+const fields = (b: BarRow): BarRow => Object.fromEntries(BAR_FIELDS.map((f) => [f, b[f]])) as BarRow;
+/** How long n bars of `periodMs` take to close, bounded for a loaded machine. */
+const barWait = (periodMs: number, n: number): number => patience(periodMs * (n + 1) + POLL_MS);
+
+async function history(srv: TestServer, symbol: string, period: string, fromS: number, toS: number, price?: string): Promise<BarRow[]> {
+  const res = await srv.get(`/ticks/bars?symbol=${symbol}&period=${encodeURIComponent(period)}&date_from=${iso(fromS * 1000)}&date_to=${iso(toS * 1000)}${price ? `&price=${price}` : ''}`);
+  if (res.status !== 200) throw new Error(`/ticks/bars answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as BarRow[]).map(fields);
+}
+
+/** Each symbol's bars: in time order, none twice, and exactly what GET /ticks/bars returns over their span. */
+async function sameAsHistory(t: Test, srv: TestServer, bars: readonly BarEvent[], symbols: readonly string[], period: string, price?: string): Promise<void> {
+  for (const symbol of symbols) {
+    const mine = bars.filter((b) => b.symbol === symbol);
+    t.ok(mine.length > 0, `${symbol}: bars came`);
+    if (mine.length === 0) continue;
+    t.ok(mine.every((b, i) => i === 0 || b.time > (mine[i - 1] as BarEvent).time), `${symbol}: each bar once, in time order`);
+    t.ok(mine.every((b) => b.period === period), `${symbol}: each names the period`);
+    const rows = await history(srv, symbol, period, (mine[0] as BarEvent).time, (mine.at(-1) as BarEvent).time, price);
+    t.same(mine.map(fields), rows, `${symbol}: ${mine.length} live bars, field for field those GET /ticks/bars returns for the span`);
+  }
+}
+
+void forEachAdapter(t, async (t, adapter) => {
+  t.test('time bars: one event per closed bar, the values GET /ticks/bars returns later', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const symbols = ['BTCUSD', 'EURUSD'];
+    const c = await SseClient.open(`${srv.base}/events?symbols=${symbols.join(',')}&kinds=bar&period=1s`);
+    t.teardown(() => c.close());
+    t.equal(c.status, 200);
+    const each = (n: number) => () => symbols.every((s) => barsOf(c).filter((b) => b.symbol === s).length >= n);
+    await c.waitFor(each(3), barWait(1000, 4), '3 bars of each symbol');
+    const bars = barsOf(c);
+    t.ok(c.messages.every((m) => m.event === 'bar'), 'bar events only (kinds=bar)');
+    t.ok(bars.every((b, i) => i === 0 || b.time >= (bars[i - 1] as BarEvent).time), 'in time order across symbols');
+    for (const b of bars) t.match(b.id, /^~\d+,\d+$/, 'the id: no tick part, the last bar time of each symbol');
+    const last = bars.at(-1) as BarEvent;
+    t.ok((last.id as string).split('~')[1]?.split(',').includes(String(last.time)), "the id holds the bar's own time");
+    await sameAsHistory(t, srv, bars, symbols, '1s');
+    t.same(c.messages.map((m) => (JSON.parse(m.data) as { seq: number }).seq), c.messages.map((_, i) => i + 1), 'seq 1..n');
+  });
+
+  t.test('tick bars beside ticks: both kinds, ids with both parts, bars equal to history', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const c = await SseClient.open(`${srv.base}/events?symbols=EURUSD&kinds=tick,bar&period=ticks:4&price=mid`);
+    t.teardown(() => c.close());
+    t.equal(c.status, 200);
+    await c.waitFor(() => barsOf(c).length >= 3, patience(await sim.window(['EURUSD'], 16, { pollMs: POLL_MS })), '3 bars of 4 ticks');
+    const bars = barsOf(c);
+    for (const b of bars) t.match(b.id, /^\d+-\d+~\d+$/, 'the id: the tick position, then the bar time');
+    t.ok(c.ticks.length > 0, 'the ticks come too');
+    t.ok(bars.every((b) => b.tick_volume === 4), 'each bar holds 4 ticks (within a day)');
+    // The last bar's closing tick went out as a tick event too (both fold the same feed).
+    const closing = (bars.at(-1) as BarEvent).time_close_msc;
+    await c.waitFor(() => c.ticks.some((k) => k.time_msc === closing), patience(1_000), "the last bar's closing tick");
+    await sameAsHistory(t, srv, bars, ['EURUSD'], 'ticks:4', 'mid');
+  });
+
+  t.test('Last-Event-ID: the bars missed, built from history, then live ones; none twice', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const url = `${srv.base}/events?symbols=BTCUSD&kinds=bar&period=1s`;
+    const first = await SseClient.open(url);
+    await first.waitFor(() => barsOf(first).length >= 2, barWait(1000, 3), '2 bars');
+    first.close();
+    const kept = barsOf(first)[0] as BarEvent; // the client "lost" every bar after the first
+    // More bars close while it is away.
+    await sim.untilTime((barsOf(first).at(-1) as BarEvent).time * 1000 + 3_000);
+    const again = await SseClient.open(url, { 'last-event-id': kept.id as string });
+    t.teardown(() => again.close());
+    t.equal(again.status, 200);
+    await again.waitFor(() => barsOf(again).length >= 5, barWait(1000, 2), 'the missed bars and a live one');
+    const bars = barsOf(again);
+    t.ok((bars[0] as BarEvent).time > kept.time, 'resumes after the last bar received');
+    const rows = await history(srv, 'BTCUSD', '1s', kept.time + 1, (bars.at(-1) as BarEvent).time);
+    t.same(bars.map(fields), rows, `every bar after the last one received, once (${bars.length}), as GET /ticks/bars has them`);
+    await sameAsHistory(t, srv, bars, ['BTCUSD'], '1s');
+  });
+
+  t.test('refusals are 400 problems before the stream starts', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const cases: Array<[string, RegExp, Record<string, string>?]> = [
+      ['symbols=EURUSD&period=5s', /applies to bar events/],
+      ['symbols=EURUSD&price=ask', /applies to bar events/],
+      ['symbols=EURUSD&kinds=bar', /need a period/],
+      ['symbols=EURUSD&kinds=bar&period=7s', /divides a day/],
+      ['symbols=EURUSD&kinds=bar&period=volume:10', /need a symbol whose ticks carry trades/],
+      ['symbols=EURUSD&kinds=bar&period=5s&price=last', /need a symbol whose ticks carry trades/],
+      [`symbols=EURUSD&kinds=bar&period=5s&start=${iso(sim.now() - 60_000)}`, /kinds=bar is live/],
+      ['symbols=EURUSD&kinds=bar&period=5s', /no bar positions/, { 'last-event-id': '1704895180167-0' }],
+      ['symbols=EURUSD,BTCUSD&kinds=bar&period=5s', /malformed bar positions/, { 'last-event-id': '~1704895180' }],
+    ];
+    for (const [query, detail, headers] of cases) {
+      const c = await SseClient.open(`${srv.base}/events?${query}`, headers);
+      t.equal(c.status, 400, query);
+      t.match(problemOf(c).detail, detail, query);
+      c.close();
+    }
+  });
+});
