@@ -3,6 +3,9 @@
 // compared field for field with what GET /ticks/bars returns for the same span afterwards; waits
 // last as long as the bars awaited take to close (their period), plus a poll, times the allowance
 // for a loaded machine.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
 import t, { type Test } from 'tap';
 
 import { problemOf, SseClient } from '../helpers/sse.js';
@@ -10,6 +13,8 @@ import { forEachAdapter, serve, type TestServer } from '../helpers/server.js';
 import { liveSimTerminal } from '../helpers/live-sim.js';
 import { iso } from '../helpers/tick-history.js';
 import { patience } from '../helpers/patience.js';
+import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 
 const sim = liveSimTerminal();
 const live = sim.terminal;
@@ -126,4 +131,18 @@ void forEachAdapter(t, async (t, adapter) => {
       c.close();
     }
   });
+});
+
+await t.test(`${DOC_SNIPPETS.liveBars.page}'s live bars block, as written`, { skip: curlMissing() }, async (t) => {
+  const srv = await serve(t, nodeAdapter, live, env);
+  const block = docBlock(DOC_SNIPPETS.liveBars);
+  if (!block) return t.fail(`no sh block with live bars in ${DOC_SNIPPETS.liveBars.page}`);
+  // Verbatim but for the address: head ends it after two bars (and curl with it).
+  const { stdout } = await promisify(execFile)('bash', ['-e', '-c', block.replaceAll('http://127.0.0.1:8000', srv.base)], { timeout: barWait(5_000, 3) });
+  const bars = stdout
+    .split('\n\n')
+    .filter((e) => e.includes('event: bar'))
+    .map((e) => ({ ...(JSON.parse(e.slice(e.indexOf('data: ') + 6)) as Omit<BarEvent, 'id'>), id: /^id: (.*)$/m.exec(e)?.[1] }));
+  t.equal(bars.length, 2, 'two bar events');
+  await sameAsHistory(t, srv, bars, ['BTCUSD'], '5s');
 });
