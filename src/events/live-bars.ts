@@ -49,8 +49,8 @@ export interface LiveBarsRequest {
   /** The period as the client wrote it (each event names it). */
   readonly periodText: string;
   readonly symbols: readonly LiveBarSymbol[];
-  /** From an event id: the time of the last bar the client has, per symbol (UTC seconds). */
-  readonly resumeFrom?: readonly number[] | undefined;
+  /** From an event id: the time of the last bar the client has, per symbol (UTC seconds; undefined: that symbol starts fresh). */
+  readonly resumeFrom?: ReadonlyArray<number | undefined> | undefined;
   /** The feed's poll interval: a bar without a closing tick closes this long after its end. */
   readonly pollMs: number;
   /** A resume reaches at most this far back from the feed's position; a gap names the rest. */

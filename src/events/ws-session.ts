@@ -45,7 +45,9 @@ import type { Config } from '../config/index.js';
 import type { EventHub } from './hub.js';
 import { problem, ProblemError, validationError, type Problem } from '../http/problem.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
-import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
+import { MessageProblem, parseClientMessage, type BarAsk, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
+import { LiveBars, type LiveBar } from './live-bars.js';
+import { barPriceOf } from '../terminal/bar-period.js';
 
 export interface WsSessionOptions {
   /** Distinct symbols one connection may subscribe to (TRADEAPI_EVENTS_MAX_SYMBOLS). */
@@ -173,6 +175,9 @@ export class WsSession {
    * are not held: history has them); a symbol leaves at the seam (replay.ts).
    */
   private readonly replaying = new Map<string, TickCursor | undefined>();
+  /** Bar events: one period (and price) per connection, over its symbols (live-bars.ts), and the last bar time sent per symbol. */
+  private barSub: { bars: LiveBars; ask: BarAsk; symbols: string[] } | undefined;
+  private readonly barSent = new Map<string, number>();
   /** The last `seq` stamped on a message of this connection. */
   private seq = 0;
   /** The replay running on this connection (one at a time), and whether it was told to stop. */
@@ -303,14 +308,14 @@ export class WsSession {
         }
         if (msg.since !== undefined) await this.options.chargeCatchUp?.();
         const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
-        const latest = await this.subscribe(msg.symbols, msg.kinds, resume);
+        const latest = await this.subscribe(msg.symbols, msg.kinds, resume, msg.bars);
         if (msg.format !== undefined) this.tickFormat = msg.format;
         this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, format: this.tickFormat, subscriptions: this.subscriptions() }, msg.id);
         await this.catchUp(latest);
         return;
       }
       case 'unsubscribe': {
-        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys(), ...(this.replay?.symbols ?? [])])];
+        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys(), ...(this.replay?.symbols ?? []), ...(this.barSub?.symbols ?? [])])];
         // A replay of any of these stops (a replay into live also leaves with its symbols' ticks).
         const stopping = this.replay && msg.kinds.includes('tick') && symbols.some((s) => this.replay?.symbols.includes(s)) ? this.replay : undefined;
         if (stopping) stopping.stopped = true;
@@ -325,13 +330,17 @@ export class WsSession {
   }
 
   /** Returns, for the symbols to catch up (`resume`), the feed's position when they joined it. */
-  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[], resume?: ReadonlyMap<string, TickCursor>): Promise<Map<string, TickCursor>> {
+  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[], resume?: ReadonlyMap<string, TickCursor>, bars?: BarAsk): Promise<Map<string, TickCursor>> {
     const latest = new Map<string, TickCursor>();
     if (kinds.includes('book') && this.options.readOnly) {
       throw validationError('member "kinds": book events need a market-depth subscription, which read-only mode does not offer; use ["tick"]');
     }
-    const current = new Set([...this.tickSymbols, ...this.books.keys()]);
+    const current = new Set([...this.tickSymbols, ...this.books.keys(), ...(this.barSub?.symbols ?? [])]);
     const fresh = symbols.filter((s) => !current.has(s));
+    const held = this.barSub?.ask;
+    if (bars && held && (held.text !== bars.text || held.price !== bars.price)) {
+      throw validationError(`this connection has bar events of period ${held.text}${held.price ? ` by ${held.price}` : ''}; one period per connection (unsubscribe "bar" first)`);
+    }
     if (current.size + fresh.length > this.options.maxSymbols) {
       throw validationError(
         `this would make ${current.size + fresh.length} symbols on this connection (${current.size} already); one connection takes at most ${this.options.maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`,
@@ -349,7 +358,66 @@ export class WsSession {
         if (!this.books.has(s)) this.books.set(s, this.hub.books.subscribe([s], (u) => this.onBook(u)));
       }
     }
+    if (bars && !this.done && !this.closing) {
+      const since = bars.since && new Map(symbols.map((s, i) => [s, bars.since?.[i] as number]));
+      const added = symbols.filter((s) => !this.barSub?.symbols.includes(s));
+      if (added.length > 0) await this.setBarSymbols([...(this.barSub?.symbols ?? []), ...added], bars, since);
+    }
     return latest;
+  }
+
+  /**
+   * Folds `next`'s bars from here on (a new fold over all of them: the symbols that stay resume
+   * from the last bar sent, so none is lost or repeated), then leaves the old one.
+   */
+  private async setBarSymbols(next: string[], ask: BarAsk, since?: ReadonlyMap<string, number>): Promise<void> {
+    const old = this.barSub;
+    let sub: { bars: LiveBars; ask: BarAsk; symbols: string[] } | undefined;
+    if (next.length > 0) {
+      const infos = await Promise.all(next.map((s) => this.terminal.symbolInfo(s)));
+      const symbols = next.map((symbol, i) => {
+        const price = barPriceOf(symbol, infos[i]!, ask.period, ask.text, ask.price);
+        if (typeof price !== 'string') throw validationError(price.why);
+        return { symbol, price, digits: infos[i]!.digits };
+      });
+      const bars = await LiveBars.open(this.hub.ticks, this.terminal, {
+        period: ask.period,
+        periodText: ask.text,
+        symbols,
+        resumeFrom: next.map((s) => this.barSent.get(s) ?? since?.get(s)),
+        pollMs: this.hub.settings.pollMs,
+        catchupMs: this.options.catchup.catchupMs,
+        zone: this.options.clock.serverTz,
+      });
+      if (this.done || this.closing) {
+        bars.close();
+        return;
+      }
+      const positions = bars.positions();
+      next.forEach((s, i) => {
+        if (!this.barSent.has(s)) this.barSent.set(s, positions[i] as number);
+      });
+      sub = { bars, ask, symbols: next };
+    }
+    for (const s of old?.symbols ?? []) if (!next.includes(s)) this.barSent.delete(s);
+    this.barSub = sub;
+    old?.bars.close();
+    if (sub) {
+      // The bars closed while history was folded go out now (onBars needs barSub set).
+      for (const gap of sub.bars.gaps) this.transmit(this.conn, JSON.stringify({ event: 'gap', data: gap }));
+      sub.bars.attach((closed) => this.onBars(next, closed));
+    }
+  }
+
+  /** Closed bars: each after the last of its symbol sent (a fold replacing another may close one again). */
+  private onBars(symbols: readonly string[], closed: readonly LiveBar[]): void {
+    for (const bar of closed) {
+      const symbol = symbols[bar.index] as string;
+      const last = this.barSent.get(symbol);
+      if (last === undefined || bar.time <= last || !this.barSub?.symbols.includes(symbol)) continue;
+      this.barSent.set(symbol, bar.time);
+      this.sendEvent(`{"event":"bar","event_id":"${bar.time}","data":${bar.json}}`);
+    }
   }
 
   /** Every symbol must exist: an error now, rather than a subscription that never says anything. */
@@ -491,6 +559,11 @@ export class WsSession {
       const next = this.tickSymbols.filter((s) => !symbols.includes(s));
       if (next.length !== this.tickSymbols.length) await this.setTickSymbols(next);
     }
+    const bars = this.barSub;
+    if (kinds.includes('bar') && bars) {
+      const next = bars.symbols.filter((s) => !symbols.includes(s));
+      if (next.length !== bars.symbols.length) await this.setBarSymbols(next, bars.ask);
+    }
   }
 
   /** Joins the tick feed with `next` before leaving the old subscription (see the top of this file). */
@@ -530,8 +603,10 @@ export class WsSession {
     old?.close();
   }
 
-  private subscriptions(): { tick: string[]; book: string[] } {
-    return { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+  /** What the connection has (`bar` and its period only while it has bar events). */
+  private subscriptions(): { tick: string[]; book: string[]; bar?: string[]; period?: string } {
+    const all = { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+    return this.barSub ? { ...all, bar: [...this.barSub.symbols], period: this.barSub.ask.text } : all;
   }
 
   /**
@@ -773,6 +848,8 @@ export class WsSession {
 
   /** Leaves the feeds. */
   private release(): void {
+    this.barSub?.bars.close();
+    this.barSub = undefined;
     this.tickSub?.close();
     this.tickSub = undefined;
     this.sent.clear();

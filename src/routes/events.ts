@@ -13,9 +13,8 @@ import { unknownSymbol } from '../http/symbol-hint.js';
 import { TerminalError } from '../terminal/errors.js';
 import { replayPlan } from '../events/replay-plan.js';
 import type { LiveBarsRequest } from '../events/live-bars.js';
-import { BAR_PRICES, parseBarPeriod, type BarPrice } from '../terminal/bar-period.js';
+import { BAR_PRICES, barPriceOf, parseBarPeriod, type BarPrice } from '../terminal/bar-period.js';
 import type { SymbolInfo } from '../terminal/records.js';
-import { hasTrades } from './bars.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
 const KINDS: readonly EventKind[] = ['tick', 'book', 'bar'];
@@ -41,6 +40,7 @@ const wsDescription = `A WebSocket (RFC 6455) carrying the same live events as G
 Client messages (JSON text frames; \`id\`, a number or a string, is optional and echoed in the reply):
 - \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}\` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → \`{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}\`. Resume: an optional \`"since"\`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of \`symbols\`; for one symbol, that tick's \`event_id\`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a \`gap\` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed \`since\` gets an \`error\` event (400). In read-only mode every subscribe with \`since\` counts as one request towards the rate limit (over it: a 429 \`error\` event, nothing subscribed).
 - Replay: \`{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}\` (optional \`end\`, \`since\`; the refusals of GET /events?start=) → \`subscribed\` with a \`replay\` member, the history ticks, then \`{"event":"replay-complete","data":{"symbols","ticks"}}\` and live ticks, or with \`end\` a \`replay-end\` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
+- Live bars: \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["bar"],"period":"5s"}\` (optional \`price\`, and \`bar_since\`: one bar time per symbol to resume from) → \`{"event":"bar","event_id":"<bar time>","data":{…}}\` per closed bar, \`data\` as GET /events' bar events; one period per connection.
 - \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
 - \`{"op":"ping"}\` → \`{"event":"pong"}\`; \`{"op":"auth","key":"…"}\` → \`{"event":"authenticated"}\` (the right key only; see above).
 
@@ -64,13 +64,10 @@ function barQuery(query: { kinds?: string | undefined; period?: string | undefin
   return { period, text: query.period, price: query.price };
 }
 
-/** The price a symbol's bars chart: as asked, or by its chart_mode; last and volume bars only where ticks carry trades (as GET /ticks/bars). */
+/** The price a symbol's bars chart (as GET /ticks/bars), or the 400 saying why none. */
 function barPrice(symbol: string, info: SymbolInfo, ask: NonNullable<ReturnType<typeof barQuery>>): BarPrice {
-  const price: BarPrice = ask.price ?? (info.chart_mode === 1 ? 'last' : 'bid');
-  if (!hasTrades(info) && (price === 'last' || ask.period.kind === 'volume')) {
-    const what = ask.period.kind === 'volume' ? `volume bars (period=${ask.text})` : 'price=last';
-    throw validationError(`${what} need a symbol whose ticks carry trades; ${symbol} is quoted by bid and ask only (chart_mode ${info.chart_mode}): ask for time or tick bars by bid, ask or mid`);
-  }
+  const price = barPriceOf(symbol, info, ask.period, ask.text, ask.price);
+  if (typeof price !== 'string') throw validationError(price.why);
   return price;
 }
 

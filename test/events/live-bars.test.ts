@@ -15,6 +15,7 @@ import { iso } from '../helpers/tick-history.js';
 import { patience } from '../helpers/patience.js';
 import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
+import { WsClient } from '../helpers/ws.js';
 
 const sim = liveSimTerminal();
 const live = sim.terminal;
@@ -51,6 +52,9 @@ async function sameAsHistory(t: Test, srv: TestServer, bars: readonly BarEvent[]
     if (mine.length === 0) continue;
     t.ok(mine.every((b, i) => i === 0 || b.time > (mine[i - 1] as BarEvent).time), `${symbol}: each bar once, in time order`);
     t.ok(mine.every((b) => b.period === period), `${symbol}: each names the period`);
+    // A bar closed by the clock (no tick after it yet) is still "forming" to the route until the
+    // symbol's next tick: ask once that has come.
+    await sim.until([symbol], 1);
     const rows = await history(srv, symbol, period, (mine[0] as BarEvent).time, (mine.at(-1) as BarEvent).time, price);
     t.same(mine.map(fields), rows, `${symbol}: ${mine.length} live bars, field for field those GET /ticks/bars returns for the span`);
   }
@@ -106,9 +110,52 @@ void forEachAdapter(t, async (t, adapter) => {
     await again.waitFor(() => barsOf(again).length >= 5, barWait(1000, 2), 'the missed bars and a live one');
     const bars = barsOf(again);
     t.ok((bars[0] as BarEvent).time > kept.time, 'resumes after the last bar received');
+    await sim.until(['BTCUSD'], 1);
     const rows = await history(srv, 'BTCUSD', '1s', kept.time + 1, (bars.at(-1) as BarEvent).time);
     t.same(bars.map(fields), rows, `every bar after the last one received, once (${bars.length}), as GET /ticks/bars has them`);
     await sameAsHistory(t, srv, bars, ['BTCUSD'], '1s');
+  });
+
+  t.test('WebSocket: bar events, unsubscribe, and bar_since resumes', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const url = `${srv.base.replace(/^http/, 'ws')}/ws`;
+    const c = await WsClient.open(url);
+    t.teardown(() => c.close());
+    const symbols = ['BTCUSD', 'EURUSD'];
+    const reply = c.next('subscribed');
+    c.send({ op: 'subscribe', symbols, kinds: ['bar'], period: '1s' });
+    t.match((await reply).subscriptions, { tick: [], book: [], bar: symbols, period: '1s' }, 'the reply names the bar symbols and period');
+    const wsBars = (client: WsClient): BarEvent[] => client.of('bar').map((m) => ({ ...(m.data as Omit<BarEvent, 'id'>), id: m.event_id as string }));
+    const each = (n: number) => () => symbols.every((s) => wsBars(c).filter((b) => b.symbol === s).length >= n);
+    await c.waitFor(each(2), barWait(1000, 3), '2 bars of each symbol');
+    for (const b of wsBars(c)) t.equal(b.id, String(b.time), "event_id: the bar's time");
+    await sameAsHistory(t, srv, wsBars(c), symbols, '1s');
+    const off = c.next('unsubscribed');
+    c.send({ op: 'unsubscribe', symbols: ['EURUSD'], kinds: ['bar'] });
+    const u = await off;
+    t.match(u.subscriptions, { bar: ['BTCUSD'] });
+    const at = c.messages.indexOf(u);
+    const btcAt = wsBars(c).filter((b) => b.symbol === 'BTCUSD').length;
+    await c.waitFor(() => wsBars(c).filter((b) => b.symbol === 'BTCUSD').length >= btcAt + 2, barWait(1000, 3), 'more BTCUSD bars');
+    t.notOk(c.messages.slice(at).some((m) => m.event === 'bar' && (m.data as { symbol: string }).symbol === 'EURUSD'), 'no EURUSD bar after the reply');
+    await sameAsHistory(t, srv, wsBars(c), ['BTCUSD'], '1s');
+    c.close();
+
+    // A new connection resumes from the first BTCUSD bar: every later one once, built from history, then live.
+    const first = wsBars(c).find((b) => b.symbol === 'BTCUSD') as BarEvent;
+    const d = await WsClient.open(url);
+    t.teardown(() => d.close());
+    d.send({ op: 'subscribe', symbols: ['BTCUSD'], kinds: ['bar'], period: '1s', bar_since: [first.time] });
+    await d.waitFor(() => wsBars(d).length >= 4, barWait(1000, 2), 'the missed bars');
+    const again = wsBars(d);
+    await sim.until(['BTCUSD'], 1);
+    t.same(again.map(fields), await history(srv, 'BTCUSD', '1s', first.time + 1, (again.at(-1) as BarEvent).time), 'every bar after bar_since once, as GET /ticks/bars has them');
+    const bad = d.next('error');
+    d.send({ op: 'subscribe', symbols: ['EURUSD'], period: '5s' });
+    t.match((await bad).problem?.detail, /applies to bar events/, 'period without bar: an error event');
+    const other = d.next('error');
+    d.send({ op: 'subscribe', symbols: ['EURUSD'], kinds: ['bar'], period: '5s' });
+    t.match((await other).problem?.detail, /one period per connection/, 'a second period: an error event');
   });
 
   t.test('refusals are 400 problems before the stream starts', async (t) => {

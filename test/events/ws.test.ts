@@ -163,7 +163,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const unsubscribed = c.next('unsubscribed');
     c.send({ op: 'unsubscribe', symbols: ['ETHUSD'], id: 'u1' });
     const u = await unsubscribed;
-    t.same(u, { event: 'unsubscribed', symbols: ['ETHUSD'], kinds: ['tick', 'book'], subscriptions: { tick: ['BTCUSD'], book: [] }, id: 'u1', seq: c.messages.indexOf(u) + 1 });
+    t.same(u, { event: 'unsubscribed', symbols: ['ETHUSD'], kinds: ['tick', 'book', 'bar'], subscriptions: { tick: ['BTCUSD'], book: [] }, id: 'u1', seq: c.messages.indexOf(u) + 1 });
     const at = c.messages.indexOf(u);
     await waitStats(srv, (s) => s.tickSymbols === 1);
     t.equal(srv.server.eventStats().tickSymbols, 1, 'the ETHUSD poller stopped: nobody else listens');
