@@ -26,10 +26,13 @@ class LiveBars(harness.SimSession):
         for bar, row in zip(bars, history):
             self.assertEqual(tuple(bar), tuple(row[name].item() for name in quant.BAR_DTYPE.names))
 
-    def test_a_bad_period_is_refused(self):
-        with tradeapi_client.stream_bars(["EURUSD"], "7s") as stream, self.assertRaises(RuntimeError) as e:
-            next(stream)
-        self.assertIn("divides a day", str(e.exception))
+    def test_refusals_carry_the_gateways_reason(self):
+        for period, price, reason in (("7s", None, "divides a day"), ("5s", "last", "carry trades"), ("volume:10", None, "carry trades")):
+            stream = tradeapi_client.stream_bars(["EURUSD"], period, price=price)
+            try:
+                self.assertRaisesRegex(RuntimeError, reason, next, stream)
+            finally:
+                stream.close()
 
 
 if __name__ == "__main__":
