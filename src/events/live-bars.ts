@@ -205,7 +205,10 @@ export class LiveBars {
       for (const [i, spec] of req.symbols.entries()) {
         const start = sub.cursors.get(spec.symbol) as TickCursor;
         bars.noteClock(start.time_msc);
-        const resume = req.resumeFrom?.[i];
+        // A bar time past the symbol's latest tick names bars that do not exist (an id from another
+        // terminal, or made up): start fresh, as a tick position past live does.
+        const asked = req.resumeFrom?.[i];
+        const resume = asked !== undefined && asked * 1000 <= start.time_msc ? asked : undefined;
         let fromMs = resume === undefined ? start.time_msc : resume * 1000;
         if (resume !== undefined && start.time_msc - fromMs > req.catchupMs) {
           const to = start.time_msc - req.catchupMs;
