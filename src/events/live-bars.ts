@@ -15,13 +15,17 @@
 // clock is the wall clock plus the offset its latest tick shows (a tick is never stamped after the
 // terminal's now, so the estimate lags: a bar is never closed early on that account).
 //
-// Positions: a bar's `time` (its open, UTC seconds) per symbol. A stream resumed from one (the
-// event id, session.ts) folds from that bar's start and sends the bars after it: those it missed,
-// built from history, then live ones, none twice. A fresh stream sends the bars that close after
-// it started; its position before its first bar is the last bar closed before it started.
+// Positions, per symbol: a time bar's `time` (its open, UTC seconds); a tick or volume bar's closing
+// time in ms times 1000 plus its index among the bars closing in that millisecond (several such
+// bars may open in one second, so their open time names none; the index is reproducible, since
+// these bars restart at each server day start and a fold always begins there). A stream resumed
+// from a position (the event id, session.ts) folds from that bar's start and sends the bars after
+// it: those it missed, built from history, then live ones, none twice. A fresh stream sends the
+// bars that close after it started; its position before its first bar is the last bar closed
+// before it started.
 import { zoneTransitions, type ServerZone } from '../config/server-zone.js';
 import { BarBuilder } from '../terminal/bar-builder.js';
-import { timeBarOpen, type BarPeriod, type BarPrice } from '../terminal/bar-period.js';
+import { closesOnContent, timeBarOpen, type BarPeriod, type BarPrice } from '../terminal/bar-period.js';
 import { constants } from '../terminal/constants.js';
 import type { Tick } from '../terminal/records.js';
 import type { BarChunk, TickChunk } from '../terminal/series.js';
@@ -49,7 +53,7 @@ export interface LiveBarsRequest {
   /** The period as the client wrote it (each event names it). */
   readonly periodText: string;
   readonly symbols: readonly LiveBarSymbol[];
-  /** From an event id: the time of the last bar the client has, per symbol (UTC seconds; undefined: that symbol starts fresh). */
+  /** From an event id: the position of the last bar the client has, per symbol (see the top; undefined: that symbol starts fresh). */
   readonly resumeFrom?: ReadonlyArray<number | undefined> | undefined;
   /** The feed's poll interval: a bar without a closing tick closes this long after its end. */
   readonly pollMs: number;
@@ -59,11 +63,17 @@ export interface LiveBarsRequest {
   readonly zone: ServerZone | undefined;
 }
 
-/** A closed bar, ready to send: its symbol's index in the request and its event data. */
+/** A closed bar, ready to send: its symbol's index in the request, its time, its position (the top) and its event data. */
 export interface LiveBar {
   readonly index: number;
   readonly time: number;
+  readonly position: number;
   readonly json: string;
+}
+
+/** The UTC ms a position points at: a time bar's open, a tick or volume bar's close. */
+export function positionMs(period: BarPeriod, position: number): number {
+  return closesOnContent(period) ? Math.floor(position / 1000) : position * 1000;
 }
 
 /** What a resume could not reach back to (`TRADEAPI_EVENTS_CATCHUP_MS`): that span's bars are in GET /ticks/bars. */
@@ -106,10 +116,14 @@ class SymbolFold {
   live = false;
   /** Bars closed from here on are sent (a fresh stream: once the fold has passed the feed's start). */
   armed: boolean;
-  /** The time of the last bar closed (a later one is sent, an earlier one is a repeat). */
+  /** The position of the last bar closed (a later one is sent, an earlier one is a repeat). */
   lastClosed: number;
-  /** The time of the last bar handed to the stream, or of the last closed before it started (the position in the id). */
+  /** The position of the last bar handed to the stream, or of the last closed before it started (the id's). */
   lastTime: number;
+  /** Tick and volume bars: the last closing millisecond, and how many bars closed in it before. */
+  private closeMs = -1;
+  private sameMs = 0;
+  private readonly byContent: boolean;
   private readonly symbolJson: string;
 
   constructor(
@@ -133,7 +147,8 @@ class SymbolFold {
     });
     this.position = { time_msc: seedFromMs - 1, seq: Number.MAX_SAFE_INTEGER };
     this.armed = resume !== undefined;
-    this.lastTime = resume ?? Math.floor(seedFromMs / 1000) - 1;
+    this.byContent = closesOnContent(req.period);
+    this.lastTime = resume ?? (this.byContent ? seedFromMs * 1000 : Math.floor(seedFromMs / 1000) - 1);
     this.lastClosed = this.lastTime;
     this.symbolJson = JSON.stringify(spec.symbol);
   }
@@ -156,10 +171,17 @@ class SymbolFold {
     for (let c = this.builder.take(1); c; c = this.builder.take(1)) {
       for (let i = 0; i < c.rows; i++) {
         const time = Number(c.time[i]);
-        if (time <= this.lastClosed) continue;
-        this.lastClosed = time;
-        if (this.armed) out.push({ index: this.index, time, json: this.json(c, i) });
-        else this.lastTime = time;
+        let position = time;
+        if (this.byContent) {
+          const close = Number(c.time_close_msc[i]);
+          this.sameMs = close === this.closeMs ? this.sameMs + 1 : 0;
+          this.closeMs = close;
+          position = close * 1000 + Math.min(this.sameMs, 999);
+        }
+        if (position <= this.lastClosed) continue;
+        this.lastClosed = position;
+        if (this.armed) out.push({ index: this.index, time, position, json: this.json(c, i) });
+        else this.lastTime = position;
       }
     }
   }
@@ -208,8 +230,8 @@ export class LiveBars {
         // A bar time past the symbol's latest tick names bars that do not exist (an id from another
         // terminal, or made up): start fresh, as a tick position past live does.
         const asked = req.resumeFrom?.[i];
-        const resume = asked !== undefined && asked * 1000 <= start.time_msc ? asked : undefined;
-        let fromMs = resume === undefined ? start.time_msc : resume * 1000;
+        const resume = asked !== undefined && positionMs(req.period, asked) <= start.time_msc ? asked : undefined;
+        let fromMs = resume === undefined ? start.time_msc : positionMs(req.period, resume);
         if (resume !== undefined && start.time_msc - fromMs > req.catchupMs) {
           const to = start.time_msc - req.catchupMs;
           bars.gaps.push({ reason: 'catch-up-window', symbol: spec.symbol, period: req.periodText, from_msc: fromMs, to_msc: to });
@@ -228,7 +250,7 @@ export class LiveBars {
     return bars;
   }
 
-  /** The time of the last bar handed to the stream (or closed before it started) per symbol, in request order. */
+  /** The position of the last bar handed to the stream (or closed before it started) per symbol, in request order. */
   positions(): number[] {
     return this.folds.map((f) => f.lastTime);
   }
@@ -346,7 +368,7 @@ export class LiveBars {
       this.held.push(...bars);
       return;
     }
-    for (const bar of bars) (this.folds[bar.index] as SymbolFold).lastTime = bar.time;
+    for (const bar of bars) (this.folds[bar.index] as SymbolFold).lastTime = bar.position;
     this.sink(bars);
   }
 }

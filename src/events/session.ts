@@ -115,7 +115,7 @@ export class EventSession {
   private closeBook: (() => void) | undefined;
   /** During a replay's history: the feed's latest position per symbol (its deliveries are not held); undefined: live. */
   private feedAt: Array<TickCursor | undefined> | undefined;
-  /** kinds=bar: the fold, and the time of the last bar sent per symbol (the id's bar part). */
+  /** kinds=bar: the fold, and the position of the last bar sent per symbol (the id's bar part, live-bars.ts). */
   private bars: LiveBars | undefined;
   private barsSent: number[] = [];
 
@@ -234,7 +234,7 @@ export class EventSession {
     if (encoded.ends.length > 0) this.sse.pushEncoded(encoded.bytes, encoded.ends);
   }
 
-  /** The event id: the ticks' positions, and with kinds=bar `~` and the time of the last bar sent per symbol. */
+  /** The event id: the ticks' positions, and with kinds=bar `~` and the position of the last bar sent per symbol. */
   private eventId(): string {
     if (!this.request.bars) return this.id;
     return `${this.request.kinds.has('tick') ? this.id : ''}~${this.barsSent.join(',')}`;
@@ -245,7 +245,7 @@ export class EventSession {
     for (const gap of bars.gaps) await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) });
     bars.attach((closed: readonly LiveBar[]) => {
       for (const bar of closed) {
-        this.barsSent[bar.index] = bar.time;
+        this.barsSent[bar.index] = bar.position;
         sse.push({ event: 'bar', id: this.eventId(), data: bar.json });
       }
     });

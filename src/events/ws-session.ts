@@ -175,7 +175,7 @@ export class WsSession {
    * are not held: history has them); a symbol leaves at the seam (replay.ts).
    */
   private readonly replaying = new Map<string, TickCursor | undefined>();
-  /** Bar events: one period (and price) per connection, over its symbols (live-bars.ts), and the last bar time sent per symbol. */
+  /** Bar events: one period (and price) per connection, over its symbols (live-bars.ts), and the last bar position sent per symbol. */
   private barSub: { bars: LiveBars; ask: BarAsk; symbols: string[] } | undefined;
   private readonly barSent = new Map<string, number>();
   /** The last `seq` stamped on a message of this connection. */
@@ -306,7 +306,7 @@ export class WsSession {
           await this.startReplay(msg);
           return;
         }
-        if (msg.since !== undefined) await this.options.chargeCatchUp?.();
+        if (msg.since !== undefined || msg.bars?.since !== undefined) await this.options.chargeCatchUp?.();
         const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
         const latest = await this.subscribe(msg.symbols, msg.kinds, resume, msg.bars);
         if (msg.format !== undefined) this.tickFormat = msg.format;
@@ -414,9 +414,9 @@ export class WsSession {
     for (const bar of closed) {
       const symbol = symbols[bar.index] as string;
       const last = this.barSent.get(symbol);
-      if (last === undefined || bar.time <= last || !this.barSub?.symbols.includes(symbol)) continue;
-      this.barSent.set(symbol, bar.time);
-      this.sendEvent(`{"event":"bar","event_id":"${bar.time}","data":${bar.json}}`);
+      if (last === undefined || bar.position <= last || !this.barSub?.symbols.includes(symbol)) continue;
+      this.barSent.set(symbol, bar.position);
+      this.sendEvent(`{"event":"bar","event_id":"${bar.position}","data":${bar.json}}`);
     }
   }
 

@@ -23,7 +23,7 @@ const description = `Server-Sent Events (\`Accept: text/event-stream\`), until t
 - \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
 - \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
 - \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
-- \`bar\` (\`kinds=bar&period=…\`, optional \`price\`): one per closed bar of a custom period as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100): \`{"symbol", "period", "time", "open", "high", "low", "close", "tick_volume", "spread", "real_volume", "time_close_msc"}\`, the values GET /ticks/bars returns for that bar later. A bar closes on the first tick at or after its end (a tick or volume bar on the tick that fills it), or one poll interval after its end on the terminal's clock without one. With \`bar\` an event id is \`<tick positions>~<time of the last bar sent, per symbol>\`; Last-Event-ID resumes the bars too (the missed ones built from history, within TRADEAPI_EVENTS_CATCHUP_MS; a \`gap\` names what is older). Not with \`start\`.
+- \`bar\` (\`kinds=bar&period=…\`, optional \`price\`): one per closed bar of a custom period as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100): \`{"symbol", "period", "time", "open", "high", "low", "close", "tick_volume", "spread", "real_volume", "time_close_msc"}\`, the values GET /ticks/bars returns for that bar later. A bar closes on the first tick at or after its end (a tick or volume bar on the tick that fills it), or one poll interval after its end on the terminal's clock without one. With \`bar\` an event id is \`<tick positions>~<position of the last bar sent, per symbol>\` (a time bar's time; a tick or volume bar's time_close_msc × 1000 plus its index among the bars closing in that millisecond); Last-Event-ID resumes the bars too (the missed ones built from history, within TRADEAPI_EVENTS_CATCHUP_MS; a \`gap\` names what is older). Not with \`start\`.
 - a comment line as heartbeat after TRADEAPI_EVENTS_HEARTBEAT_MS (15 s) without an event.
 - \`replay-complete\` / \`replay-end\` (with \`start\`): \`{"id", "ticks"}\` (the last history tick's id, the history ticks sent) where a replay's history meets live ticks, or where a replay with \`end\` ends (the stream then closes).
 
@@ -40,7 +40,7 @@ const wsDescription = `A WebSocket (RFC 6455) carrying the same live events as G
 Client messages (JSON text frames; \`id\`, a number or a string, is optional and echoed in the reply):
 - \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}\` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → \`{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}\`. Resume: an optional \`"since"\`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of \`symbols\`; for one symbol, that tick's \`event_id\`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a \`gap\` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed \`since\` gets an \`error\` event (400). In read-only mode every subscribe with \`since\` counts as one request towards the rate limit (over it: a 429 \`error\` event, nothing subscribed).
 - Replay: \`{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}\` (optional \`end\`, \`since\`; the refusals of GET /events?start=) → \`subscribed\` with a \`replay\` member, the history ticks, then \`{"event":"replay-complete","data":{"symbols","ticks"}}\` and live ticks, or with \`end\` a \`replay-end\` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
-- Live bars: \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["bar"],"period":"5s"}\` (optional \`price\`, and \`bar_since\`: one bar time per symbol to resume from) → \`{"event":"bar","event_id":"<bar time>","data":{…}}\` per closed bar, \`data\` as GET /events' bar events; one period per connection.
+- Live bars: \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["bar"],"period":"5s"}\` (optional \`price\`, and \`bar_since\`: one bar position per symbol to resume from, the last \`event_id\` of each) → \`{"event":"bar","event_id":"<bar position>","data":{…}}\` per closed bar, \`data\` as GET /events' bar events; one period per connection.
 - \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
 - \`{"op":"ping"}\` → \`{"event":"pong"}\`; \`{"op":"auth","key":"…"}\` → \`{"event":"authenticated"}\` (the right key only; see above).
 
@@ -71,13 +71,15 @@ function barPrice(symbol: string, info: SymbolInfo, ask: NonNullable<ReturnType<
   return price;
 }
 
-/** The bar part of an event id: the time (UTC seconds) of the last bar per symbol, comma-separated, in the order listed. */
+/** The bar part of an event id: the position of the last bar per symbol (live-bars.ts), comma-separated, in the order listed. */
 function parseBarPositions(raw: string, symbols: readonly string[]): number[] {
   const parts = raw.split(',');
-  if (parts.length !== symbols.length || parts.some((p) => !/^\d{1,12}$/.test(p))) {
-    throw validationError(`header 'Last-Event-ID' has malformed bar positions ${received(raw.slice(0, 80))}; after '~' it must hold one bar time per symbol (${symbols.join(',')}), as this stream's ids do`);
+  if (parts.length !== symbols.length || parts.some((p) => !/^\d{1,16}$/.test(p))) {
+    throw validationError(`header 'Last-Event-ID' has malformed bar positions ${received(raw.slice(0, 80))}; after '~' it must hold one bar position per symbol (${symbols.join(',')}), as this stream's ids do`);
   }
-  return parts.map(Number);
+  const positions = parts.map(Number);
+  if (!positions.every((p) => Number.isSafeInteger(p))) throw validationError(`header 'Last-Event-ID' has a bar position out of range ${received(raw.slice(0, 80))}`);
+  return positions;
 }
 
 export const eventRoutes: readonly Route[] = [

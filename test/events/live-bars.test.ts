@@ -50,7 +50,9 @@ async function sameAsHistory(t: Test, srv: TestServer, bars: readonly BarEvent[]
     const mine = bars.filter((b) => b.symbol === symbol);
     t.ok(mine.length > 0, `${symbol}: bars came`);
     if (mine.length === 0) continue;
-    t.ok(mine.every((b, i) => i === 0 || b.time > (mine[i - 1] as BarEvent).time), `${symbol}: each bar once, in time order`);
+    // (Tick bars may open in the same second: those follow each other by their closing time.)
+    const after = (b: BarEvent, a: BarEvent): boolean => b.time > a.time || (b.time === a.time && b.time_close_msc > a.time_close_msc);
+    t.ok(mine.every((b, i) => i === 0 || after(b, mine[i - 1] as BarEvent)), `${symbol}: each bar once, in time order`);
     t.ok(mine.every((b) => b.period === period), `${symbol}: each names the period`);
     // A bar closed by the clock (no tick after it yet) is still "forming" to the route until the
     // symbol's next tick: ask once that has come.
@@ -156,6 +158,27 @@ void forEachAdapter(t, async (t, adapter) => {
     const other = d.next('error');
     d.send({ op: 'subscribe', symbols: ['EURUSD'], kinds: ['bar'], period: '5s' });
     t.match((await other).problem?.detail, /one period per connection/, 'a second period: an error event');
+  });
+
+  t.test('tick bars: positions by closing time, several bars in one second, an exact resume', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const url = `${srv.base}/events?symbols=EURUSD&kinds=bar&period=ticks:2`;
+    const first = await SseClient.open(url);
+    await first.waitFor(() => barsOf(first).length >= 3, patience(await sim.window(['EURUSD'], 8, { pollMs: POLL_MS })), '3 bars of 2 ticks');
+    first.close();
+    const seen = barsOf(first);
+    const positions = seen.map((b) => Number((b.id as string).split('~')[1]));
+    t.ok(positions.every((p, i) => i === 0 || p > (positions[i - 1] as number)), 'positions only grow');
+    t.ok(seen.every((b, i) => Math.floor((positions[i] as number) / 1000) === b.time_close_msc), "a position is the bar's closing ms (x 1000, plus its index in that ms)");
+    const kept = seen[0] as BarEvent;
+    await sim.until(['EURUSD'], 6);
+    const again = await SseClient.open(url, { 'last-event-id': kept.id as string });
+    t.teardown(() => again.close());
+    await again.waitFor(() => barsOf(again).length >= 4, patience(await sim.window(['EURUSD'], 4, { pollMs: POLL_MS })), 'the missed bars and live ones');
+    await sim.until(['EURUSD'], 1);
+    const bars = barsOf(again);
+    const rows = (await history(srv, 'EURUSD', 'ticks:2', kept.time, (bars.at(-1) as BarEvent).time)).filter((r) => r.time_close_msc > kept.time_close_msc);
+    t.same(bars.map(fields), rows, `every bar after the kept one once (${bars.length}), as GET /ticks/bars has them, same-second bars included`);
   });
 
   t.test('refusals are 400 problems before the stream starts', async (t) => {
