@@ -380,7 +380,8 @@ export function streamProblems(events, { symbols, schedule, afterMs, beforeMs })
     if (cursors[own].time_msc !== data.time_msc || at === undefined) {
       problems.push(`${where}: the id's ${data.symbol} position ${cursors[own].time_msc}-${cursors[own].seq} is not a tick of the simulator's at ${data.time_msc}`);
     } else {
-      const expected = JSON.stringify({ symbol: data.symbol, ...sched.positions[at].tick });
+      // (seq: the event's number in its connection, 1, 2, 3…: the tour's stream sends ticks only.)
+      const expected = JSON.stringify({ symbol: data.symbol, ...sched.positions[at].tick, seq: n + 1 });
       if (JSON.stringify(data) !== expected) problems.push(`${where}: ${e.data} is not the simulator's tick ${expected}`);
     }
     if (!(data.time_msc > afterMs && data.time_msc <= beforeMs)) {

@@ -14,7 +14,7 @@
 // Fan-out: a live delivery (one poll's ticks of the stream's symbols) is encoded ONCE into one
 // buffer for every stream that starts it from the same position (the same event id) - the usual
 // case, since clients on the same symbols advance in step - and each stream queues that shared
-// buffer in one write. A stream in another position (still converging after a resume) gets its
+// buffer in one write (copied with its own `seq` stamps, sse.ts). A stream in another position (still converging after a resume) gets its
 // own encoding of the same delivery.
 import type { Tick } from '../terminal/records.js';
 import type { BookFeed, BookUpdate } from './book-feed.js';
@@ -24,8 +24,9 @@ import { catchUpSymbol, type CatchUpGap } from './catch-up.js';
 import { formatEventId, isAfter } from './event-id.js';
 import { runReplay, startCursor, type ReplayPlan } from './replay.js';
 import { frameText, type CloseReason, type SseStream } from './sse.js';
+import { LiveBars, type LiveBar, type LiveBarsRequest } from './live-bars.js';
 
-export type EventKind = 'tick' | 'book';
+export type EventKind = 'tick' | 'book' | 'bar';
 
 export interface SessionLimits {
   catchupMs: number;
@@ -41,6 +42,8 @@ export interface SessionRequest {
   readonly resumeFrom?: readonly TickCursor[] | undefined;
   /** `start=`: history from there (or from resumeFrom, inside it), then live unless it has an end (replay.ts). */
   readonly replay?: ReplayPlan | undefined;
+  /** `kinds=bar`: the live bars of a custom period (live-bars.ts). */
+  readonly bars?: LiveBarsRequest | undefined;
 }
 
 /** The most bytes of a replayed event but its row and symbol: `id: \nevent: tick\ndata: {"symbol":,` and the two line ends (36), and a one-symbol id. */
@@ -112,6 +115,9 @@ export class EventSession {
   private closeBook: (() => void) | undefined;
   /** During a replay's history: the feed's latest position per symbol (its deliveries are not held); undefined: live. */
   private feedAt: Array<TickCursor | undefined> | undefined;
+  /** kinds=bar: the fold, and the position of the last bar sent per symbol (the id's bar part, live-bars.ts). */
+  private bars: LiveBars | undefined;
+  private barsSent: number[] = [];
 
   private constructor(
     private readonly terminal: Terminal,
@@ -146,10 +152,22 @@ export class EventSession {
   static async open(feeds: { ticks: TickFeed; books: BookFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
     let session: EventSession | undefined;
     const onTicks = (ticks: readonly FeedTick[]): void => session?.onLive(ticks);
+    // Bars first: their history is folded before the stream starts, and tick events begin after it.
+    const bars = request.bars ? await LiveBars.open(feeds.ticks, terminal, request.bars) : undefined;
     // A replay with an end never goes live: it needs no feed.
     const live = request.kinds.has('tick') && request.replay?.endMsc === undefined;
-    const ticks = live ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
+    let ticks: TickSubscription | undefined;
+    try {
+      ticks = live ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
+    } catch (e) {
+      bars?.close();
+      throw e;
+    }
     session = new EventSession(terminal, request, limits, ticks);
+    if (bars) {
+      session.bars = bars;
+      session.barsSent = bars.positions();
+    }
     if (request.kinds.has('book')) {
       const s = session;
       s.closeBook = feeds.books.subscribe(request.symbols, (u) => s.onBook(u));
@@ -161,6 +179,7 @@ export class EventSession {
   async run(sse: SseStream): Promise<CloseReason> {
     this.sse = sse;
     try {
+      if (this.bars) await this.startBars(sse, this.bars);
       if (this.request.replay) await this.replay(sse, this.request.replay);
       else if (this.pending) await this.catchUp(sse);
       return await sse.closed;
@@ -170,6 +189,8 @@ export class EventSession {
   }
 
   close(): void {
+    this.bars?.close();
+    this.bars = undefined;
     this.ticks?.close();
     this.ticks = undefined;
     this.closeBook?.();
@@ -192,12 +213,12 @@ export class EventSession {
     if (!this.sse) return;
     let byStart = encodedDeliveries.get(ticks);
     if (!byStart) encodedDeliveries.set(ticks, (byStart = new Map()));
-    let encoded = byStart.get(this.id);
+    let encoded = byStart.get(this.eventId());
     if (encoded) {
       this.sent = encoded.sent.slice();
       this.id = encoded.id;
     } else {
-      const start = this.id;
+      const start = this.eventId();
       let text = '';
       const ends: number[] = [];
       for (const t of ticks) {
@@ -211,6 +232,23 @@ export class EventSession {
       byStart.set(start, encoded);
     }
     if (encoded.ends.length > 0) this.sse.pushEncoded(encoded.bytes, encoded.ends);
+  }
+
+  /** The event id: the ticks' positions, and with kinds=bar `~` and the position of the last bar sent per symbol. */
+  private eventId(): string {
+    if (!this.request.bars) return this.id;
+    return `${this.request.kinds.has('tick') ? this.id : ''}~${this.barsSent.join(',')}`;
+  }
+
+  /** What a resume could not reach first, then the bars closed meanwhile and every later one, as `bar` events. */
+  private async startBars(sse: SseStream, bars: LiveBars): Promise<void> {
+    for (const gap of bars.gaps) await sse.pushWait({ event: 'gap', data: JSON.stringify(gap) });
+    bars.attach((closed: readonly LiveBar[]) => {
+      for (const bar of closed) {
+        this.barsSent[bar.index] = bar.position;
+        sse.push({ event: 'bar', id: this.eventId(), data: bar.json });
+      }
+    });
   }
 
   private onBook(update: BookUpdate): void {
@@ -228,7 +266,7 @@ export class EventSession {
     if (!isAfter(at, this.sent[i] as TickCursor)) return undefined;
     this.sent[i] = at;
     this.id = formatEventId(this.sent);
-    return { event: 'tick', id: this.id, data: tickJson(symbol, tick) };
+    return { event: 'tick', id: this.eventId(), data: tickJson(symbol, tick) };
   }
 
   /**
@@ -250,6 +288,7 @@ export class EventSession {
         for (const t of batch) size += t.jsonEnd - t.jsonStart;
         const out = Buffer.allocUnsafe(size + batch.length * (EVENT_HEAD_BYTES + maxSymbolJson + (one ? 0 : this.sent.length * ID_BYTES_PER_SYMBOL)));
         let at = 0;
+        const ends: number[] = [];
         for (const t of batch) {
           const i = this.index.get(t.symbol) as number;
           // One symbol: the id is the tick's own position (formatEventId's answer, without the cursor objects).
@@ -262,11 +301,12 @@ export class EventSession {
           at += t.rows.copy(out, at, t.jsonStart, t.jsonEnd);
           out[at++] = 0x0a;
           out[at++] = 0x0a;
+          ends.push(at);
         }
         const last = batch.at(-1);
         if (one && last) this.sent[0] = { time_msc: last.time_msc, seq: last.seq };
         sentTicks += batch.length;
-        return sse.pushWaitEncoded(out.subarray(0, at));
+        return sse.pushWaitEncoded(out.subarray(0, at), ends);
       },
       closed: () => sse.isClosed,
       live: () => {

@@ -10,8 +10,15 @@
 // about twice `queueBytes` (the queue and the write in flight).
 //
 // Fan-out cost: a poll's ticks reach a stream as ONE pre-encoded buffer (pushEncoded), the same
-// buffer for every client in the same state (event-session.ts), written in one write; heartbeats
+// buffer for every client in the same state (event-session.ts), copied once with this stream's seq
+// stamps and written in one write; heartbeats
 // and the send timeout are checked by one shared interval (sweeper.ts), not timers per client.
+//
+// Every event's data is a JSON object, and the stream stamps each event it queues with the
+// connection's `seq` (1, 2, 3…) as the object's last member, here where events are framed for one
+// connection whatever their kind: a client that sees no number missing has missed nothing the
+// server sent it (events the server dropped are not numbered; the `gap` that replaces them is).
+// A shared buffer is never modified: its events are copied, stamped, into this stream's queue.
 import type { HttpResponse } from '../http/adapter.js';
 import { sweeper, type Sweepable } from './sweeper.js';
 
@@ -47,6 +54,36 @@ export function frame(e: SseEvent): Uint8Array {
 
 const HEARTBEAT = encoder.encode(':\n\n');
 
+/** The most bytes `,"seq":N` adds to an event (N below 2^53: 16 digits). */
+export const SEQ_BYTES = 23;
+const CLOSE_BRACE = 0x7d;
+const LF = 0x0a;
+
+/**
+ * The events of `bytes` (ending at `ends`, each `…data: {…}\n\n`) with `,"seq":N` before each data
+ * object's closing brace, numbered from `first`. An event whose data is no object (none is) is
+ * copied as it is and takes no number. Returns the stamped bytes, their event ends and the numbers used.
+ */
+export function stampSeq(bytes: Uint8Array, ends: readonly number[], first: number): { bytes: Buffer; ends: number[]; used: number } {
+  const out = Buffer.allocUnsafe(bytes.byteLength + ends.length * SEQ_BYTES);
+  const src = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const stampedEnds: number[] = [];
+  let at = 0;
+  let from = 0;
+  let used = 0;
+  for (const end of ends) {
+    const objectEnd = end - 3;
+    if (objectEnd >= from && src[objectEnd] === CLOSE_BRACE && src[end - 2] === LF && src[end - 1] === LF) {
+      at += src.copy(out, at, from, objectEnd);
+      at += out.write(`,"seq":${first + used}}\n\n`, at, 'latin1');
+      used++;
+    } else at += src.copy(out, at, from, end);
+    stampedEnds.push(at);
+    from = end;
+  }
+  return { bytes: out.subarray(0, at), ends: stampedEnds, used };
+}
+
 export class SseStream implements Sweepable {
   private queue: Uint8Array[] = [];
   private queuedBytes = 0;
@@ -66,6 +103,8 @@ export class SseStream implements Sweepable {
   readonly closed: Promise<CloseReason>;
   /** Most bytes ever queued for this client (tests check the bound). */
   peakQueuedBytes = 0;
+  /** The last `seq` stamped on an event of this stream. */
+  private seq = 0;
 
   constructor(
     private readonly res: HttpResponse,
@@ -122,16 +161,13 @@ export class SseStream implements Sweepable {
       this.dropped += ends.length;
       return false;
     }
+    // Room is judged with each event's stamp at its largest, so that the bound holds stamped.
     const room = this.options.queueBytes - this.queuedBytes;
-    if (bytes.byteLength <= room) {
-      this.enqueue(bytes);
-      return true;
-    }
     let fit = 0;
-    while (fit < ends.length && (ends[fit] as number) <= room) fit++;
-    if (fit > 0) this.enqueue(bytes.subarray(0, ends[fit - 1]));
+    while (fit < ends.length && (ends[fit] as number) + (fit + 1) * SEQ_BYTES <= room) fit++;
+    if (fit > 0) this.enqueueEvents(bytes, fit === ends.length ? ends : ends.slice(0, fit));
     this.dropped += ends.length - fit;
-    return false;
+    return fit === ends.length;
   }
 
   /** Queues an event, waiting for room instead of dropping (catch-up from history). False once closed. */
@@ -140,15 +176,16 @@ export class SseStream implements Sweepable {
   }
 
   /**
-   * Queues events already encoded (a replay's batch), waiting for room instead of dropping: the
-   * queue may then hold one such batch beyond its bound, never more. False once closed.
+   * Queues events already encoded (a replay's batch; `ends` as in pushEncoded), waiting for room
+   * instead of dropping: the queue may then hold one such batch beyond its bound, never more.
+   * False once closed.
    */
-  async pushWaitEncoded(bytes: Uint8Array): Promise<boolean> {
+  async pushWaitEncoded(bytes: Uint8Array, ends: readonly number[] = [bytes.byteLength]): Promise<boolean> {
     while (!this.done && !this.ending && (this.dropped > 0 || (this.queuedBytes > 0 && this.queuedBytes + bytes.byteLength > this.options.queueBytes))) {
       await new Promise<void>((r) => this.roomWaiters.push(r));
     }
     if (this.done || this.ending) return false;
-    this.enqueue(bytes);
+    this.enqueueEvents(bytes, ends);
     return true;
   }
 
@@ -158,7 +195,8 @@ export class SseStream implements Sweepable {
    */
   pushControl(e: SseEvent): boolean {
     if (this.done || this.ending) return false;
-    this.enqueue(frame(e));
+    const bytes = frame(e);
+    this.enqueueEvents(bytes, [bytes.byteLength]);
     return true;
   }
 
@@ -168,6 +206,13 @@ export class SseStream implements Sweepable {
     this.ending = true;
     this.endReason = reason;
     if (!this.writing) this.endNow();
+  }
+
+  /** Queues whole events, each stamped with the next `seq`. */
+  private enqueueEvents(bytes: Uint8Array, ends: readonly number[]): void {
+    const stamped = stampSeq(bytes, ends, this.seq + 1);
+    this.seq += stamped.used;
+    this.enqueue(stamped.bytes);
   }
 
   private enqueue(bytes: Uint8Array): void {
@@ -184,10 +229,12 @@ export class SseStream implements Sweepable {
         if (this.queue.length === 0) {
           if (this.dropped === 0 || this.ending) break;
           // Drained after an overflow: the gap goes exactly where the hole is.
-          const gap = frame({ event: 'gap', data: JSON.stringify({ reason: 'slow-consumer', dropped: this.dropped }) });
+          const unstamped = frame({ event: 'gap', data: JSON.stringify({ reason: 'slow-consumer', dropped: this.dropped }) });
+          const gap = stampSeq(unstamped, [unstamped.byteLength], this.seq + 1);
+          this.seq += gap.used;
           this.dropped = 0;
-          this.queue.push(gap);
-          this.queuedBytes += gap.byteLength;
+          this.queue.push(gap.bytes);
+          this.queuedBytes += gap.bytes.byteLength;
         }
         const batch = this.queue.length === 1 ? (this.queue[0] as Uint8Array) : Buffer.concat(this.queue, this.queuedBytes);
         this.queue = [];

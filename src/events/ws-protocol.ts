@@ -9,8 +9,17 @@ import { preview } from '../http/preview.js';
 import type { ReplayAsk } from './replay-plan.js';
 import { MAX_SPEED } from './replay.js';
 import { ProblemError, validationError } from '../http/problem.js';
+import { BAR_PRICES, parseBarPeriod, type BarPeriod, type BarPrice } from '../terminal/bar-period.js';
 
-export const WS_KINDS: readonly EventKind[] = ['tick', 'book'];
+/** A subscribe's bar members: the period (and its text), the price, and `bar_since` (the last bar time per symbol). */
+export interface BarAsk {
+  period: BarPeriod;
+  text: string;
+  price: BarPrice | undefined;
+  since: number[] | undefined;
+}
+
+export const WS_KINDS: readonly EventKind[] = ['tick', 'book', 'bar'];
 export type WsFormat = 'json' | 'arrow';
 const FORMATS: readonly WsFormat[] = ['json', 'arrow'];
 
@@ -33,6 +42,8 @@ export type ClientMessage =
       since: TickCursor[] | undefined;
       /** `start` (and `end`, `speed`): a replay; checked into a plan by the session (replay-plan.ts). */
       replay: ReplayAsk | undefined;
+      /** With "bar" in kinds: the live bars asked for. */
+      bars: BarAsk | undefined;
     }
   /** symbols / kinds undefined: all of them. */
   | { op: 'unsubscribe'; id: MessageId; symbols: string[] | undefined; kinds: EventKind[] };
@@ -40,7 +51,7 @@ export type ClientMessage =
 const MEMBERS: Readonly<Record<ClientMessage['op'], readonly string[]>> = {
   auth: ['op', 'id', 'key'],
   ping: ['op', 'id'],
-  subscribe: ['op', 'id', 'symbols', 'kinds', 'format', 'since', 'start', 'end', 'speed'],
+  subscribe: ['op', 'id', 'symbols', 'kinds', 'format', 'since', 'start', 'end', 'speed', 'period', 'price', 'bar_since'],
   unsubscribe: ['op', 'id', 'symbols', 'kinds'],
 };
 const SYMBOL_MAX_CHARS = 64;
@@ -82,7 +93,10 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
           throw validationError(`member "format" must be one of ${FORMATS.join(', ')}; received ${preview(m.format)}`);
         }
         const kinds = kindList(m.kinds) ?? ['tick'];
-        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: sinceOf(m.since, symbols, kinds), replay: replayOf(m) };
+        const replay = replayOf(m);
+        const bars = barsOf(m, symbols, kinds);
+        if (replay && bars) throw validationError('member "start": a replay sends ticks only; "bar" events are live (ask GET /ticks/bars for the bars before now)');
+        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: sinceOf(m.since, symbols, kinds), replay, bars };
       }
       case 'unsubscribe':
         return { op: 'unsubscribe', id, symbols: symbolList(m.symbols, Number.MAX_SAFE_INTEGER), kinds: kindList(m.kinds) ?? [...WS_KINDS] };
@@ -135,6 +149,27 @@ function sinceOf(raw: unknown, symbols: readonly string[], kinds: readonly Event
   }
   if (!kinds.includes('tick')) throw validationError('member "since" resumes ticks: it needs "tick" in member "kinds"');
   return parseEventId(raw, symbols, 'member "since"');
+}
+
+/** The bar members: `period` (and `price`, `bar_since`) exactly when "bar" is in kinds. */
+function barsOf(m: Record<string, unknown>, symbols: readonly string[], kinds: readonly EventKind[]): BarAsk | undefined {
+  if (!kinds.includes('bar')) {
+    const stray = (['period', 'price', 'bar_since'] as const).find((k) => m[k] !== undefined);
+    if (stray) throw validationError(`member "${stray}" applies to bar events: add "bar" to member "kinds"`);
+    return undefined;
+  }
+  if (typeof m.period !== 'string') throw validationError(`bar events need a member "period", e.g. "5s" (as GET /ticks/bars takes it); received ${preview(m.period)}`);
+  const period = parseBarPeriod(m.period);
+  if (typeof period === 'string') throw validationError(`member "period": ${period}`);
+  const price = m.price;
+  if (price !== undefined && (typeof price !== 'string' || !(BAR_PRICES as readonly string[]).includes(price))) {
+    throw validationError(`member "price" must be one of ${BAR_PRICES.join(', ')}; received ${preview(price)}`);
+  }
+  const since = m.bar_since;
+  if (since !== undefined && (!Array.isArray(since) || since.length !== symbols.length || !since.every((t) => Number.isSafeInteger(t) && (t as number) >= 0))) {
+    throw validationError(`member "bar_since" must hold one bar time (UTC seconds, a bar event's "event_id") per symbol of "symbols", in order; received ${preview(since)}`);
+  }
+  return { period, text: m.period, price: price as BarPrice | undefined, since: since as number[] | undefined };
 }
 
 /** The replay members as given (instants as ms); their sense is checked by replayPlan. */

@@ -21,6 +21,11 @@
 // waiting live ticks through the same "after the last position sent" filter: no hole, no repeat.
 // Every JSON tick carries its position in its symbol's history as `event_id` (an SSE id of one
 // symbol), which is what a client sends back as `since`.
+//
+// Sequence: every JSON message the server sends on a connection (events, replies, markers, gaps,
+// errors) carries `seq`, 1, 2, 3… in the order sent, stamped in one place (transmit) whatever its
+// kind, so a client that sees no number missing has missed no message. Events the server drops
+// for a slow client take no number: the `gap` that replaces them does. Arrow binary frames carry none.
 import { liveTicksIpc } from '../encode/live-ticks-arrow.js';
 import type { BookUpdate } from './book-feed.js';
 import { TerminalError } from '../terminal/errors.js';
@@ -40,7 +45,9 @@ import type { Config } from '../config/index.js';
 import type { EventHub } from './hub.js';
 import { problem, ProblemError, validationError, type Problem } from '../http/problem.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
-import { MessageProblem, parseClientMessage, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
+import { MessageProblem, parseClientMessage, type BarAsk, type ClientMessage, type MessageId, type WsFormat } from './ws-protocol.js';
+import { LiveBars, type LiveBar } from './live-bars.js';
+import { barPriceOf } from '../terminal/bar-period.js';
 
 export interface WsSessionOptions {
   /** Distinct symbols one connection may subscribe to (TRADEAPI_EVENTS_MAX_SYMBOLS). */
@@ -111,6 +118,21 @@ function tickMessageOnce(t: ReplayTick): string {
   return `{"event":"tick","event_id":"${t.time_msc}-${t.seq}","data":{"symbol":${JSON.stringify(t.symbol)},${t.json}}`;
 }
 
+/**
+ * A JSON message (an object) with `,"seq":N` as its last member. The message may be shared by every
+ * client (tickMessage): it is copied, never modified.
+ */
+export function stampMessage(payload: string | Uint8Array, seq: number): string | Uint8Array {
+  if (typeof payload === 'string') return payload.endsWith('}') ? `${payload.slice(0, -1)},"seq":${seq}}` : payload;
+  const n = payload.byteLength;
+  if (n === 0 || payload[n - 1] !== 0x7d) return payload;
+  const tail = `,"seq":${seq}}`;
+  const out = Buffer.allocUnsafe(n - 1 + tail.length);
+  out.set(payload.subarray(0, n - 1));
+  out.write(tail, n - 1, 'latin1');
+  return out;
+}
+
 /** Likewise per depth update (the book feed hands every listener the same object). */
 const messageOfBook = new WeakMap<BookUpdate, Buffer>();
 
@@ -153,6 +175,11 @@ export class WsSession {
    * are not held: history has them); a symbol leaves at the seam (replay.ts).
    */
   private readonly replaying = new Map<string, TickCursor | undefined>();
+  /** Bar events: one period (and price) per connection, over its symbols (live-bars.ts), and the last bar position sent per symbol. */
+  private barSub: { bars: LiveBars; ask: BarAsk; symbols: string[] } | undefined;
+  private readonly barSent = new Map<string, number>();
+  /** The last `seq` stamped on a message of this connection. */
+  private seq = 0;
   /** The replay running on this connection (one at a time), and whether it was told to stop. */
   private replay: { symbols: readonly string[]; stopped: boolean } | undefined;
 
@@ -279,16 +306,16 @@ export class WsSession {
           await this.startReplay(msg);
           return;
         }
-        if (msg.since !== undefined) await this.options.chargeCatchUp?.();
+        if (msg.since !== undefined || msg.bars?.since !== undefined) await this.options.chargeCatchUp?.();
         const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
-        const latest = await this.subscribe(msg.symbols, msg.kinds, resume);
+        const latest = await this.subscribe(msg.symbols, msg.kinds, resume, msg.bars);
         if (msg.format !== undefined) this.tickFormat = msg.format;
         this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, format: this.tickFormat, subscriptions: this.subscriptions() }, msg.id);
         await this.catchUp(latest);
         return;
       }
       case 'unsubscribe': {
-        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys(), ...(this.replay?.symbols ?? [])])];
+        const symbols = msg.symbols ?? [...new Set([...this.tickSymbols, ...this.books.keys(), ...(this.replay?.symbols ?? []), ...(this.barSub?.symbols ?? [])])];
         // A replay of any of these stops (a replay into live also leaves with its symbols' ticks).
         const stopping = this.replay && msg.kinds.includes('tick') && symbols.some((s) => this.replay?.symbols.includes(s)) ? this.replay : undefined;
         if (stopping) stopping.stopped = true;
@@ -303,13 +330,17 @@ export class WsSession {
   }
 
   /** Returns, for the symbols to catch up (`resume`), the feed's position when they joined it. */
-  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[], resume?: ReadonlyMap<string, TickCursor>): Promise<Map<string, TickCursor>> {
+  private async subscribe(symbols: readonly string[], kinds: readonly EventKind[], resume?: ReadonlyMap<string, TickCursor>, bars?: BarAsk): Promise<Map<string, TickCursor>> {
     const latest = new Map<string, TickCursor>();
     if (kinds.includes('book') && this.options.readOnly) {
       throw validationError('member "kinds": book events need a market-depth subscription, which read-only mode does not offer; use ["tick"]');
     }
-    const current = new Set([...this.tickSymbols, ...this.books.keys()]);
+    const current = new Set([...this.tickSymbols, ...this.books.keys(), ...(this.barSub?.symbols ?? [])]);
     const fresh = symbols.filter((s) => !current.has(s));
+    const held = this.barSub?.ask;
+    if (bars && held && (held.text !== bars.text || held.price !== bars.price)) {
+      throw validationError(`this connection has bar events of period ${held.text}${held.price ? ` by ${held.price}` : ''}; one period per connection (unsubscribe "bar" first)`);
+    }
     if (current.size + fresh.length > this.options.maxSymbols) {
       throw validationError(
         `this would make ${current.size + fresh.length} symbols on this connection (${current.size} already); one connection takes at most ${this.options.maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`,
@@ -327,7 +358,66 @@ export class WsSession {
         if (!this.books.has(s)) this.books.set(s, this.hub.books.subscribe([s], (u) => this.onBook(u)));
       }
     }
+    if (bars && !this.done && !this.closing) {
+      const since = bars.since && new Map(symbols.map((s, i) => [s, bars.since?.[i] as number]));
+      const added = symbols.filter((s) => !this.barSub?.symbols.includes(s));
+      if (added.length > 0) await this.setBarSymbols([...(this.barSub?.symbols ?? []), ...added], bars, since);
+    }
     return latest;
+  }
+
+  /**
+   * Folds `next`'s bars from here on (a new fold over all of them: the symbols that stay resume
+   * from the last bar sent, so none is lost or repeated), then leaves the old one.
+   */
+  private async setBarSymbols(next: string[], ask: BarAsk, since?: ReadonlyMap<string, number>): Promise<void> {
+    const old = this.barSub;
+    let sub: { bars: LiveBars; ask: BarAsk; symbols: string[] } | undefined;
+    if (next.length > 0) {
+      const infos = await Promise.all(next.map((s) => this.terminal.symbolInfo(s)));
+      const symbols = next.map((symbol, i) => {
+        const price = barPriceOf(symbol, infos[i]!, ask.period, ask.text, ask.price);
+        if (typeof price !== 'string') throw validationError(price.why);
+        return { symbol, price, digits: infos[i]!.digits };
+      });
+      const bars = await LiveBars.open(this.hub.ticks, this.terminal, {
+        period: ask.period,
+        periodText: ask.text,
+        symbols,
+        resumeFrom: next.map((s) => this.barSent.get(s) ?? since?.get(s)),
+        pollMs: this.hub.settings.pollMs,
+        catchupMs: this.options.catchup.catchupMs,
+        zone: this.options.clock.serverTz,
+      });
+      if (this.done || this.closing) {
+        bars.close();
+        return;
+      }
+      const positions = bars.positions();
+      next.forEach((s, i) => {
+        if (!this.barSent.has(s)) this.barSent.set(s, positions[i] as number);
+      });
+      sub = { bars, ask, symbols: next };
+    }
+    for (const s of old?.symbols ?? []) if (!next.includes(s)) this.barSent.delete(s);
+    this.barSub = sub;
+    old?.bars.close();
+    if (sub) {
+      // The bars closed while history was folded go out now (onBars needs barSub set).
+      for (const gap of sub.bars.gaps) this.transmit(this.conn, JSON.stringify({ event: 'gap', data: gap }));
+      sub.bars.attach((closed) => this.onBars(next, closed));
+    }
+  }
+
+  /** Closed bars: each after the last of its symbol sent (a fold replacing another may close one again). */
+  private onBars(symbols: readonly string[], closed: readonly LiveBar[]): void {
+    for (const bar of closed) {
+      const symbol = symbols[bar.index] as string;
+      const last = this.barSent.get(symbol);
+      if (last === undefined || bar.position <= last || !this.barSub?.symbols.includes(symbol)) continue;
+      this.barSent.set(symbol, bar.position);
+      this.sendEvent(`{"event":"bar","event_id":"${bar.position}","data":${bar.json}}`);
+    }
   }
 
   /** Every symbol must exist: an error now, rather than a subscription that never says anything. */
@@ -416,7 +506,7 @@ export class WsSession {
       const last = this.sent.get(s);
       if (feed && last && isAfter(feed, last)) {
         this.sent.set(s, feed);
-        this.conn?.send(JSON.stringify({ event: 'gap', data: { reason: 'replay-stopped', symbol: s, from_msc: last.time_msc, to_msc: feed.time_msc } }));
+        this.transmit(this.conn, JSON.stringify({ event: 'gap', data: { reason: 'replay-stopped', symbol: s, from_msc: last.time_msc, to_msc: feed.time_msc } }));
       }
     }
     this.replay = undefined;
@@ -452,7 +542,7 @@ export class WsSession {
           this.sent.set(s, at[i] as TickCursor);
           this.replaying.delete(s);
         }
-        this.conn?.send(JSON.stringify({ event: 'replay-complete', data: { symbols, ticks } }));
+        this.transmit(this.conn, JSON.stringify({ event: 'replay-complete', data: { symbols, ticks } }));
       },
     });
     if (outcome === 'end' && !this.done && !this.closing) await this.sendWait(JSON.stringify({ event: 'replay-end', data: { symbols, ticks } }));
@@ -468,6 +558,11 @@ export class WsSession {
     if (kinds.includes('tick')) {
       const next = this.tickSymbols.filter((s) => !symbols.includes(s));
       if (next.length !== this.tickSymbols.length) await this.setTickSymbols(next);
+    }
+    const bars = this.barSub;
+    if (kinds.includes('bar') && bars) {
+      const next = bars.symbols.filter((s) => !symbols.includes(s));
+      if (next.length !== bars.symbols.length) await this.setBarSymbols(next, bars.ask);
     }
   }
 
@@ -508,8 +603,10 @@ export class WsSession {
     old?.close();
   }
 
-  private subscriptions(): { tick: string[]; book: string[] } {
-    return { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+  /** What the connection has (`bar` and its period only while it has bar events). */
+  private subscriptions(): { tick: string[]; book: string[]; bar?: string[]; period?: string } {
+    const all = { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+    return this.barSub ? { ...all, bar: [...this.barSub.symbols], period: this.barSub.ask.text } : all;
   }
 
   /**
@@ -642,7 +739,7 @@ export class WsSession {
       }
       return;
     }
-    conn.send(payload, text);
+    this.transmit(conn, payload, text);
     const now = buffered + bytes;
     if (now > this.peakQueuedBytes) this.peakQueuedBytes = now;
   }
@@ -659,7 +756,7 @@ export class WsSession {
       if (!conn || this.done || this.closing) return false;
       const buffered = conn.bufferedAmount();
       if (buffered === 0 || buffered + bytes <= this.options.queueBytes) {
-        conn.send(payload, text);
+        this.transmit(conn, payload, text);
         if (buffered + bytes > this.peakQueuedBytes) this.peakQueuedBytes = buffered + bytes;
         return true;
       }
@@ -669,13 +766,27 @@ export class WsSession {
     }
   }
 
+  /**
+   * Every message to the client leaves here: a JSON text message gets the connection's next `seq`
+   * as its last member (1, 2, 3…; see the top of this file). Arrow binary frames carry none.
+   */
+  private transmit(conn: WebSocketConnection | undefined, payload: string | Uint8Array, text = typeof payload === 'string'): void {
+    if (!conn) return;
+    if (text) {
+      const stamped = stampMessage(payload, this.seq + 1);
+      if (stamped !== payload) this.seq++;
+      payload = stamped;
+    }
+    conn.send(payload, text);
+  }
+
   private onDrain(): void {
     for (const wake of this.drainWaiters.splice(0)) wake();
     if (this.dropped === 0 || this.done || !this.conn || this.conn.bufferedAmount() > 0) return;
     const dropped = this.dropped;
     this.dropped = 0;
     this.clearTimer(this.stallTimer);
-    this.conn.send(JSON.stringify({ event: 'gap', data: { reason: 'slow-consumer', dropped } }));
+    this.transmit(this.conn, JSON.stringify({ event: 'gap', data: { reason: 'slow-consumer', dropped } }));
   }
 
   /** A reply to the client's own message: never dropped, but not sent into a buffer nobody reads. */
@@ -686,7 +797,7 @@ export class WsSession {
       this.kill('send-timeout');
       return;
     }
-    conn.send(JSON.stringify(id === undefined ? body : { ...body, id }));
+    this.transmit(conn, JSON.stringify(id === undefined ? body : { ...body, id }));
   }
 
   private problemOf(kind: ProblemError['kind'], detail: string): Problem {
@@ -737,6 +848,8 @@ export class WsSession {
 
   /** Leaves the feeds. */
   private release(): void {
+    this.barSub?.bars.close();
+    this.barSub = undefined;
     this.tickSub?.close();
     this.tickSub = undefined;
     this.sent.clear();

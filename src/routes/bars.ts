@@ -4,18 +4,11 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../http/problem.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
-import { BAR_PRICES, parseBarPeriod, type BarPrice } from '../terminal/bar-period.js';
+import { BAR_PRICES, barPriceOf, parseBarPeriod } from '../terminal/bar-period.js';
 import { openCustomBars } from '../terminal/custom-bars.js';
-import type { SymbolInfo } from '../terminal/records.js';
 import { BarRow } from './series-schemas.js';
 import { orderedRange } from './shared.js';
 
-/** SYMBOL_CALC_MODE_EXCH_STOCKS .. _EXCH_BONDS_MOEX: instruments traded on an exchange, whose ticks carry trades. */
-const EXCHANGE_MODES = new Set([32, 33, 34, 35, 36, 37, 38, 39]);
-
-/** Whether the symbol's ticks carry trades (last price, real volume): charted by Last, or traded on an exchange. */
-export const hasTrades = (info: Pick<SymbolInfo, 'chart_mode' | 'trade_calc_mode'>): boolean =>
-  info.chart_mode === 1 || EXCHANGE_MODES.has(info.trade_calc_mode);
 
 const description =
   'Bars of any period built on the server from every tick (COPY_TICKS_ALL), with the terminal\'s bar rules, so that a period equal to an MT5 ' +
@@ -53,12 +46,8 @@ export const barRoutes: readonly Route[] = [
       const period = parseBarPeriod(query.period);
       if (typeof period === 'string') throw validationError(`query parameter 'period': ${period}`);
       const info = await terminal.symbolInfo(query.symbol);
-      const trades = hasTrades(info);
-      const price: BarPrice = query.price ?? (info.chart_mode === 1 ? 'last' : 'bid');
-      if (!trades && (price === 'last' || period.kind === 'volume')) {
-        const what = period.kind === 'volume' ? `volume bars (period=${query.period})` : 'price=last';
-        throw validationError(`${what} need a symbol whose ticks carry trades; ${query.symbol} is quoted by bid and ask only (chart_mode ${info.chart_mode}): ask for time or tick bars by bid, ask or mid`);
-      }
+      const price = barPriceOf(query.symbol, info, period, query.period, query.price);
+      if (typeof price !== 'string') throw validationError(price.why);
       const series = await openCustomBars(
         terminal,
         { symbol: query.symbol, period, price, digits: info.digits, fromMs: query.date_from, toMs: query.date_to, forming: query.forming ?? false,

@@ -12,18 +12,24 @@ import { defineRoute, type Route } from '../http/route.js';
 import { unknownSymbol } from '../http/symbol-hint.js';
 import { TerminalError } from '../terminal/errors.js';
 import { replayPlan } from '../events/replay-plan.js';
+import type { LiveBarsRequest } from '../events/live-bars.js';
+import { BAR_PRICES, barPriceOf, parseBarPeriod, type BarPrice } from '../terminal/bar-period.js';
+import type { SymbolInfo } from '../terminal/records.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
-const KINDS: readonly EventKind[] = ['tick', 'book'];
+const KINDS: readonly EventKind[] = ['tick', 'book', 'bar'];
 
 const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves:
 - \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
 - \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
 - \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
+- \`bar\` (\`kinds=bar&period=…\`, optional \`price\`): one per closed bar of a custom period as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100): \`{"symbol", "period", "time", "open", "high", "low", "close", "tick_volume", "spread", "real_volume", "time_close_msc"}\`, the values GET /ticks/bars returns for that bar later. A bar closes on the first tick at or after its end (a tick or volume bar on the tick that fills it), or one poll interval after its end on the terminal's clock without one. With \`bar\` an event id is \`<tick positions>~<position of the last bar sent, per symbol>\` (a time bar's time; a tick or volume bar's time_close_msc × 1000 plus its index among the bars closing in that millisecond); Last-Event-ID resumes the bars too (the missed ones built from history, within TRADEAPI_EVENTS_CATCHUP_MS; a \`gap\` names what is older). Not with \`start\`.
 - a comment line as heartbeat after TRADEAPI_EVENTS_HEARTBEAT_MS (15 s) without an event.
 - \`replay-complete\` / \`replay-end\` (with \`start\`): \`{"id", "ticks"}\` (the last history tick's id, the history ticks sent) where a replay's history meets live ticks, or where a replay with \`end\` ends (the stream then closes).
 
 Replay (\`start\`): the ticks from that instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal; read a page at a time), merged in time order, with the ids live ticks have, then live ticks, with no hole and no repeat at the seam. \`speed\` paces the history (0: as fast as the client reads; 1: real time; at 1 or less a replay from the past stays in history); \`end\` makes a pure replay. Last-Event-ID resumes inside it.
+
+Every event's \`data\` is a JSON object ending with \`seq\`: 1, 2, 3… in the order this connection's events were written, whatever their kind (events dropped for a slow client take none; the \`gap\` replacing them does), so a client that sees no number missing missed nothing within the connection.
 
 Every tick event has an \`id\`: the position of every listed symbol, \`<time_msc>-<seq>\` for one symbol (seq: the tick's index within its millisecond), with \`,<delta>-<seq>\` per further symbol. A client that reconnects with \`Last-Event-ID\` (EventSource does it by itself) first gets the ticks it missed, from the terminal's history (at most TRADEAPI_EVENTS_CATCHUP_MS back and TRADEAPI_EVENTS_CATCHUP_TICKS per symbol), then live ones, without duplicates.
 
@@ -34,15 +40,47 @@ const wsDescription = `A WebSocket (RFC 6455) carrying the same live events as G
 Client messages (JSON text frames; \`id\`, a number or a string, is optional and echoed in the reply):
 - \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}\` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → \`{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}\`. Resume: an optional \`"since"\`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of \`symbols\`; for one symbol, that tick's \`event_id\`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a \`gap\` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed \`since\` gets an \`error\` event (400). In read-only mode every subscribe with \`since\` counts as one request towards the rate limit (over it: a 429 \`error\` event, nothing subscribed).
 - Replay: \`{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}\` (optional \`end\`, \`since\`; the refusals of GET /events?start=) → \`subscribed\` with a \`replay\` member, the history ticks, then \`{"event":"replay-complete","data":{"symbols","ticks"}}\` and live ticks, or with \`end\` a \`replay-end\` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
+- Live bars: \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["bar"],"period":"5s"}\` (optional \`price\`, and \`bar_since\`: one bar position per symbol to resume from, the last \`event_id\` of each) → \`{"event":"bar","event_id":"<bar position>","data":{…}}\` per closed bar, \`data\` as GET /events' bar events; one period per connection.
 - \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
 - \`{"op":"ping"}\` → \`{"event":"pong"}\`; \`{"op":"auth","key":"…"}\` → \`{"event":"authenticated"}\` (the right key only; see above).
 
-Server messages (JSON text frames):
+Server messages (JSON text frames, each ending with \`"seq":N\`: 1, 2, 3… in the order this connection sent them, replies and errors included; Arrow binary frames carry none):
 - \`{"event":"tick","event_id":"<time_msc>-<seq>","data":{"symbol",…}}\`: every new tick of a subscribed symbol (\`event_id\`: its position in its symbol's history, seq its index among that symbol's ticks of the same millisecond; what \`since\` takes), \`data\` exactly as in GET /events (the fields and units of /symbols/{symbol}/tick); one symbol's ticks in time order, several symbols merged in time order per poll. With format arrow, ticks come instead as binary frames, one per poll, each a complete Arrow IPC stream (schema, one record batch, end marker) with a utf8 \`symbol\` column before the columns of a tick series in Arrow (time timestamp[s, UTC], time_msc timestamp[ms, UTC]).
 - \`{"event":"book","data":{"symbol","time_msc","book":[…]}}\`: depth of a subscribed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), at once and whenever it changes. Not in read-only mode.
 - \`{"event":"gap","data":{"reason":"slow-consumer","dropped":N}}\`: this client did not read fast enough; TRADEAPI_EVENTS_QUEUE_BYTES were waiting for it and N ticks (or book events) were dropped. A client that takes nothing for TRADEAPI_SEND_TIMEOUT_MS is disconnected.
 - \`{"event":"error","problem":{…}}\`: an RFC 7807 problem for a message that could not be served (malformed JSON, an unknown op or member, an unknown symbol (404), too many symbols); the connection stays open, but more than 20 such messages close it (1008).
 Server shutdown closes the connection with code 1001.`;
+
+/** `kinds=bar` with `period` (and `price`): both or neither, and a period GET /ticks/bars takes. */
+function barQuery(query: { kinds?: string | undefined; period?: string | undefined; price?: BarPrice | undefined }, kinds: ReadonlySet<EventKind>) {
+  if (!kinds.has('bar')) {
+    if (query.period !== undefined) throw validationError("query parameter 'period' applies to bar events: add bar to kinds (kinds=bar&period=…)");
+    if (query.price !== undefined) throw validationError("query parameter 'price' applies to bar events: add bar to kinds (kinds=bar&period=…&price=…)");
+    return undefined;
+  }
+  if (query.period === undefined) throw validationError("query parameter 'kinds': bar events need a period, e.g. kinds=bar&period=5s (as GET /ticks/bars takes it)");
+  const period = parseBarPeriod(query.period);
+  if (typeof period === 'string') throw validationError(`query parameter 'period': ${period}`);
+  return { period, text: query.period, price: query.price };
+}
+
+/** The price a symbol's bars chart (as GET /ticks/bars), or the 400 saying why none. */
+function barPrice(symbol: string, info: SymbolInfo, ask: NonNullable<ReturnType<typeof barQuery>>): BarPrice {
+  const price = barPriceOf(symbol, info, ask.period, ask.text, ask.price);
+  if (typeof price !== 'string') throw validationError(price.why);
+  return price;
+}
+
+/** The bar part of an event id: the position of the last bar per symbol (live-bars.ts), comma-separated, in the order listed. */
+function parseBarPositions(raw: string, symbols: readonly string[]): number[] {
+  const parts = raw.split(',');
+  if (parts.length !== symbols.length || parts.some((p) => !/^\d{1,16}$/.test(p))) {
+    throw validationError(`header 'Last-Event-ID' has malformed bar positions ${received(raw.slice(0, 80))}; after '~' it must hold one bar position per symbol (${symbols.join(',')}), as this stream's ids do`);
+  }
+  const positions = parts.map(Number);
+  if (!positions.every((p) => Number.isSafeInteger(p))) throw validationError(`header 'Last-Event-ID' has a bar position out of range ${received(raw.slice(0, 80))}`);
+  return positions;
+}
 
 export const eventRoutes: readonly Route[] = [
   defineRoute({
@@ -54,7 +92,13 @@ export const eventRoutes: readonly Route[] = [
     operational: false,
     query: {
       symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
-      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
+      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book, bar (with period)', examples: ['tick,book', 'bar'] })),
+      period: Type.Optional(
+        Param.barPeriod('With kinds=bar: the period of the live bars, as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100); one bar event per closed bar'),
+      ),
+      price: Type.Optional(
+        Type.Union(BAR_PRICES.map((p) => Type.Literal(p)), { description: "With kinds=bar: the price the bars chart, bid, ask, mid or last (default: each symbol's chart_mode, bid or last)" }),
+      ),
       start: Type.Optional(
         Param.date(
           'Replay: the ticks from this instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal), as the same tick events with the same ids as live ones, then live ticks with one replay-complete event at the seam (no hole, no repeat). Not in the future; not with kinds=book (depth has no history).',
@@ -101,11 +145,22 @@ export const eventRoutes: readonly Route[] = [
       if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
         throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
       }
+      const barAsk = barQuery(query, kinds);
       const replay: ReplayPlan | undefined = replayPlan(query, kinds, 'query parameter', config);
+      if (replay && barAsk) throw validationError("query parameter 'start': a replay sends ticks only; kinds=bar is live (ask GET /ticks/bars for the bars before now)");
       const lastEventId = header('last-event-id');
-      const resumeFrom = kinds.has('tick') && lastEventId !== undefined && lastEventId.trim() !== '' ? parseEventId(lastEventId, symbols) : undefined;
+      const resume = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId : undefined;
+      let resumeFrom = kinds.has('tick') && resume !== undefined && !barAsk ? parseEventId(resume, symbols) : undefined;
+      let barsFrom: number[] | undefined;
+      if (barAsk && resume !== undefined) {
+        const at = resume.lastIndexOf('~');
+        if (at < 0) throw validationError(`header 'Last-Event-ID' has no bar positions ('~'); a stream with kinds=bar ids its events <tick positions>~<bar time per symbol>`);
+        const tickPart = resume.slice(0, at);
+        if (kinds.has('tick') && tickPart.trim() !== '') resumeFrom = parseEventId(tickPart, symbols);
+        barsFrom = parseBarPositions(resume.slice(at + 1), symbols);
+      }
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
-      await Promise.all(
+      const infos = await Promise.all(
         symbols.map((s) =>
           terminal.symbolInfo(s).catch(async (e: unknown) => {
             if (e instanceof TerminalError && e.kind === 'not_found') throw await unknownSymbol(terminal, s, { cause: e.message });
@@ -113,7 +168,16 @@ export const eventRoutes: readonly Route[] = [
           }),
         ),
       );
-      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay }, {
+      const bars: LiveBarsRequest | undefined = barAsk && {
+        period: barAsk.period,
+        periodText: barAsk.text,
+        symbols: symbols.map((symbol, i) => ({ symbol, digits: (infos[i] as SymbolInfo).digits, price: barPrice(symbol, infos[i] as SymbolInfo, barAsk) })),
+        resumeFrom: barsFrom,
+        pollMs: config.events.pollMs,
+        catchupMs,
+        zone: config.serverTz,
+      };
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay, bars }, {
         catchupMs,
         catchupTicks,
         // Live ticks held while a catch-up is sent: as many as the client's queue would take.

@@ -180,6 +180,24 @@ export class BarBuilder {
     for (const bar of open) if (forming || nowServerMs >= bar.end) this.emit(bar);
   }
 
+  /**
+   * A live fold's clock (events/live-bars.ts): the bars that can take no more ticks by server ms
+   * `nowServerMs` go out (time bars past their due, a tick or volume bar past its day), the rest
+   * stay open. History requests never call it: there the next tick or finish() closes bars.
+   */
+  closeDue(nowServerMs: number): void {
+    if (this.byTime) {
+      while (this.bars.length > 0 && this.bars[0]!.due <= nowServerMs) {
+        const bar = this.bars.shift()!;
+        if (bar === this.current) this.current = undefined;
+        this.emit(bar);
+      }
+    } else if (this.current && nowServerMs >= this.current.end) {
+      this.emit(this.current);
+      this.current = undefined;
+    }
+  }
+
   private advanceZone(msc: number): void {
     while (this.at + 1 < this.bounds.length && msc >= this.bounds[this.at + 1]![0] * 1000) this.at++;
     this.offsetMs = this.bounds[this.at]![1] * 1000;

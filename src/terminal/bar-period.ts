@@ -3,6 +3,8 @@
 // MT5's W1), `ticks:500` (a bar every 500 ticks) and `volume:100` (a bar closing at the first tick
 // where the traded volume reaches 100).
 
+import type { SymbolInfo } from './records.js';
+
 const DAY_S = 86_400;
 
 export type BarPeriod =
@@ -92,3 +94,29 @@ export function timeBarOpen(p: BarPeriod, s: number): number {
 
 /** The length of a time bar, seconds (a week for 1w). */
 export const timeBarSeconds = (p: BarPeriod): number => (p.kind === 'time' ? p.seconds : p.kind === 'week' ? 7 * DAY_S : DAY_S);
+
+/** SYMBOL_CALC_MODE_EXCH_STOCKS .. _EXCH_BONDS_MOEX: instruments traded on an exchange, whose ticks carry trades. */
+const EXCHANGE_MODES = new Set([32, 33, 34, 35, 36, 37, 38, 39]);
+
+/** Whether the symbol's ticks carry trades (last price, real volume): charted by Last, or traded on an exchange. */
+export const hasTrades = (info: Pick<SymbolInfo, 'chart_mode' | 'trade_calc_mode'>): boolean =>
+  info.chart_mode === 1 || EXCHANGE_MODES.has(info.trade_calc_mode);
+
+/**
+ * The price `symbol`'s bars chart: `asked`, or by its chart_mode (bid, or last); or why none (last
+ * and volume bars need ticks that carry trades). GET /ticks/bars and live bar events alike.
+ */
+export function barPriceOf(
+  symbol: string,
+  info: Pick<SymbolInfo, 'chart_mode' | 'trade_calc_mode'>,
+  period: BarPeriod,
+  periodText: string,
+  asked: BarPrice | undefined,
+): BarPrice | { why: string } {
+  const price: BarPrice = asked ?? (info.chart_mode === 1 ? 'last' : 'bid');
+  if (!hasTrades(info) && (price === 'last' || period.kind === 'volume')) {
+    const what = period.kind === 'volume' ? `volume bars (period=${periodText})` : 'price=last';
+    return { why: `${what} need a symbol whose ticks carry trades; ${symbol} is quoted by bid and ask only (chart_mode ${info.chart_mode}): ask for time or tick bars by bid, ask or mid` };
+  }
+  return price;
+}

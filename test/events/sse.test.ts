@@ -67,6 +67,23 @@ void forEachAdapter(t, async (t, adapter) => {
     }
   });
 
+  t.test('seq: every event of a stream carries its number within the connection, 1, 2, 3…', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const symbols = ['BTCUSD', 'EURUSD'];
+    const url = `${srv.base}/events?symbols=${symbols.join(',')}`;
+    const c = await SseClient.open(url);
+    t.teardown(() => c.close());
+    await c.waitFor(() => c.ticks.length >= 6, await window(symbols, 6), '6 ticks');
+    const seqs = c.messages.map((m) => (JSON.parse(m.data) as { seq: unknown }).seq);
+    t.same(seqs, seqs.map((_, i) => i + 1), `${seqs.length} events numbered 1..${seqs.length}`);
+    t.ok(c.messages.every((m) => m.data.endsWith(`,"seq":${(JSON.parse(m.data) as { seq: number }).seq}}`)), 'seq is the last member of the data');
+    // Another stream in the same position shares the feed's deliveries, yet counts its own events.
+    const d = await SseClient.open(url);
+    t.teardown(() => d.close());
+    await d.waitFor(() => d.ticks.length >= 2, await window(symbols, 2), '2 ticks on the second stream');
+    t.equal((JSON.parse((d.messages[0] as { data: string }).data) as { seq: number }).seq, 1, 'each connection counts from 1');
+  });
+
   t.test('Last-Event-ID resumes without loss or duplicates', async (t) => {
     const srv = await serve(t, adapter, live, env);
     const url = `${srv.base}/events?symbols=BTCUSD,ETHUSD,EURUSD`;

@@ -61,7 +61,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const reply = c.next('subscribed');
     c.send({ op: 'subscribe', symbols, id: 7 });
     const subscribed = await reply;
-    t.same(subscribed, { event: 'subscribed', symbols, kinds: ['tick'], format: 'json', subscriptions: { tick: symbols, book: [] }, id: 7 }, 'the reply echoes the id and says what is subscribed');
+    t.same(subscribed, { event: 'subscribed', symbols, kinds: ['tick'], format: 'json', subscriptions: { tick: symbols, book: [] }, id: 7, seq: 1 }, 'the reply echoes the id and says what is subscribed (the first message: seq 1)');
     t.equal(srv.server.eventStats().tickSymbols, 3, 'one poller per symbol');
     await c.waitFor(() => c.ticks.length >= 8, await window(symbols, 8), '8 ticks');
     const ticks = c.ticks;
@@ -74,6 +74,32 @@ void forEachAdapter(t, async (t, adapter) => {
       const history = await rangeRows(srv, symbol, (mine[0] as TickData).time_msc, (mine.at(-1) as TickData).time_msc);
       t.same(mine.map(fieldsOf), history, `${symbol}: the events are the history of that span`);
     }
+  });
+
+  t.test('seq: every JSON message of a connection numbered 1, 2, 3… in the order sent, whatever its kind', async (t) => {
+    const srv = await serve(t, adapter, live, env);
+    const c = await WsClient.open(wsUrl(srv));
+    t.teardown(() => c.close());
+    const symbols = ['BTCUSD', 'EURUSD'];
+    const reply = c.next('subscribed');
+    c.send({ op: 'subscribe', symbols });
+    await reply;
+    await c.waitFor(() => c.ticks.length >= 4, await window(symbols, 4), '4 ticks');
+    const bad = c.next('error');
+    c.send({ op: 'nonsense' });
+    await bad;
+    const pong = c.next('pong');
+    c.send({ op: 'ping' });
+    await pong;
+    const seqs = c.messages.map((m) => m.seq);
+    t.same(seqs, seqs.map((_, i) => i + 1), `${seqs.length} messages (a reply, ticks, an error, a pong): 1..${seqs.length}`);
+    t.ok(c.messages.every((m) => Object.keys(m).at(-1) === 'seq'), 'seq is the last member of each message');
+    // A second connection counts from 1 again.
+    const other = await WsClient.open(wsUrl(srv));
+    t.teardown(() => other.close());
+    const second = other.next('pong');
+    other.send({ op: 'ping' });
+    t.equal((await second).seq, 1, 'per connection');
   });
 
   t.test('format arrow: ticks as Arrow IPC streams in binary frames, the same rows as /ticks/range', async (t) => {
@@ -137,7 +163,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const unsubscribed = c.next('unsubscribed');
     c.send({ op: 'unsubscribe', symbols: ['ETHUSD'], id: 'u1' });
     const u = await unsubscribed;
-    t.same(u, { event: 'unsubscribed', symbols: ['ETHUSD'], kinds: ['tick', 'book'], subscriptions: { tick: ['BTCUSD'], book: [] }, id: 'u1' });
+    t.same(u, { event: 'unsubscribed', symbols: ['ETHUSD'], kinds: ['tick', 'book', 'bar'], subscriptions: { tick: ['BTCUSD'], book: [] }, id: 'u1', seq: c.messages.indexOf(u) + 1 });
     const at = c.messages.indexOf(u);
     await waitStats(srv, (s) => s.tickSymbols === 1);
     t.equal(srv.server.eventStats().tickSymbols, 1, 'the ETHUSD poller stopped: nobody else listens');
@@ -192,7 +218,8 @@ void forEachAdapter(t, async (t, adapter) => {
     // Still open and serving.
     const pong = c.next('pong');
     c.send({ op: 'ping', id: 1 });
-    t.same(await pong, { event: 'pong', id: 1 });
+    const p = await pong;
+    t.same(p, { event: 'pong', id: 1, seq: c.messages.indexOf(p) + 1 });
     const two = c.next('subscribed');
     c.send({ op: 'subscribe', symbols: ['EURUSD', 'USDJPY'] });
     t.same((await two).subscriptions, { tick: ['EURUSD', 'USDJPY'], book: [] });
@@ -230,7 +257,7 @@ void forEachAdapter(t, async (t, adapter) => {
     t.teardown(() => byMessage.close());
     const ok = byMessage.next('authenticated');
     byMessage.send({ op: 'auth', key: KEY, id: 'a' });
-    t.same(await ok, { event: 'authenticated', id: 'a' });
+    t.same(await ok, { event: 'authenticated', id: 'a', seq: 1 });
     reply = byMessage.next('subscribed');
     byMessage.send({ op: 'subscribe', symbols: ['BTCUSD'] });
     await reply;

@@ -149,3 +149,32 @@ t.test('the two folders agree on every period and price', async (t) => {
     }
   }
 });
+
+t.test('js: closeDue, a live fold\'s clock, closes bars at their end and gives the bars a whole fold gives', async (t) => {
+  const period: BarPeriod = { kind: 'time', seconds: 3600 };
+  const b = new BarBuilder({ price: 'bid', digits: 5, fromS: 0, toS: 4_000_000_000, period, transitions: TRANSITIONS, toUtcSeconds, chunkRows: 3 });
+  const out: BarChunk[] = [];
+  const drain = (): number => {
+    let n = 0;
+    for (let r = b.take(1); r; r = b.take(1)) {
+      out.push(r);
+      n += r.rows;
+    }
+    return n;
+  };
+  // The same ticks as `chunks`, cut after server 02:50: the 02:00 bar's six ticks, then the rest.
+  b.push(ticksOf(times.slice(0, 6), (i) => 1.1 + i / 1e4));
+  t.equal(drain(), 0, 'no bar closed by ticks yet');
+  const serverTwo = T_S * 1000 + 3_600_000; // server 02:00 (UTC+3), an hour before the change
+  b.closeDue(serverTwo + 3_600_000 - 1);
+  t.equal(drain(), 0, 'the 02:00 bar is open until 03:00');
+  b.closeDue(serverTwo + 3_600_000);
+  t.equal(drain(), 1, 'closed at its end without a closing tick');
+  b.push(ticksOf(times.slice(6, 7), () => 1.1006));
+  b.closeDue(serverTwo + 2 * 3_600_000 - 1);
+  t.equal(drain(), 0, 'the 03:00 bar (the repeated hour) stays open');
+  b.push(ticksOf(times.slice(7), (i) => 1.1007 + i / 1e4));
+  b.finish(serverNow, false);
+  drain();
+  t.same(rowsOf(out), await fold('js', period, chunks, serverNow), 'the same bars as a fold closed by ticks and finish');
+});

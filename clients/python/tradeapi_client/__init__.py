@@ -4,6 +4,7 @@
 * ``from tradeapi_client import aio`` — the same functions as coroutines (``asyncio.gather`` them).
 * ``stream_ticks(symbols)`` / ``stream_book(symbols)`` — live events, resumed after a reconnect.
 * ``replay(symbols, start, speed=0, end=None)`` — ticks from history that run on into live.
+* ``stream_bars(symbols, "5s")`` — live bars of any period, each as ``quant.bars`` returns it later.
 * ``from tradeapi_client import quant`` — ``quant.bars(symbol, "90s", …)`` bars of any period built
   from ticks, ``quant.ticks([...], …)`` many symbols' ticks in one merged pull.
 * ``to_pandas(result)`` — a DataFrame with UTC ``datetime64[ns]`` time columns (needs pandas).
@@ -12,7 +13,8 @@
 from ._events import stream_book, stream_ticks
 from ._pandas import to_pandas
 from ._polars import to_polars
+from .live_bars import stream_bars
 from .replay import replay
 
 __version__ = "0.1.0"
-__all__ = ["stream_ticks", "stream_book", "replay", "to_pandas", "to_polars", "__version__"]
+__all__ = ["stream_ticks", "stream_book", "stream_bars", "replay", "to_pandas", "to_polars", "__version__"]
