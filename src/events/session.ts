@@ -24,8 +24,13 @@ import { catchUpSymbol, type CatchUpGap } from './catch-up.js';
 import { formatEventId, isAfter } from './event-id.js';
 import { runReplay, startCursor, type ReplayPlan } from './replay.js';
 import { frameText, type CloseReason, type SseStream } from './sse.js';
+import type { DealCursor } from './account-diff.js';
+import type { AccountFeed } from './account-feed.js';
+import { AccountStream, type AccountMessage } from './account-stream.js';
+import { joinEventId } from './deal-id.js';
+import { isAccountKind, type AccountKind, type EventKind } from './event-kinds.js';
 
-export type EventKind = 'tick' | 'book';
+export type { EventKind } from './event-kinds.js';
 
 export interface SessionLimits {
   catchupMs: number;
@@ -41,6 +46,8 @@ export interface SessionRequest {
   readonly resumeFrom?: readonly TickCursor[] | undefined;
   /** `start=`: history from there (or from resumeFrom, inside it), then live unless it has an end (replay.ts). */
   readonly replay?: ReplayPlan | undefined;
+  /** From Last-Event-ID's deal part (with kind deal): the deals after it are sent first, from history. */
+  readonly dealsFrom?: DealCursor | undefined;
 }
 
 /** The most bytes of a replayed event but its row and symbol: `id: \nevent: tick\ndata: {"symbol":,` and the two line ends (36), and a one-symbol id. */
@@ -118,6 +125,7 @@ export class EventSession {
     private readonly request: SessionRequest,
     private readonly limits: SessionLimits,
     private ticks: TickSubscription | undefined,
+    private account: AccountStream | undefined,
   ) {
     request.symbols.forEach((s, i) => this.index.set(s, i));
     const replay = request.replay;
@@ -143,13 +151,21 @@ export class EventSession {
    * Joins the feeds. Rejects when a symbol's live position cannot be had (unknown symbol, terminal
    * unavailable): before any response byte, so the client gets a problem.
    */
-  static async open(feeds: { ticks: TickFeed; books: BookFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
+  static async open(feeds: { ticks: TickFeed; books: BookFeed; account: AccountFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
     let session: EventSession | undefined;
     const onTicks = (ticks: readonly FeedTick[]): void => session?.onLive(ticks);
     // A replay with an end never goes live: it needs no feed.
     const live = request.kinds.has('tick') && request.replay?.endMsc === undefined;
-    const ticks = live ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
-    session = new EventSession(terminal, request, limits, ticks);
+    const accountKinds = new Set([...request.kinds].filter((k): k is AccountKind => isAccountKind(k)));
+    const account = accountKinds.size > 0 ? await AccountStream.open(feeds.account, accountKinds, request.dealsFrom, limits.pendingTicks) : undefined;
+    let ticks: TickSubscription | undefined;
+    try {
+      ticks = live ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
+    } catch (e) {
+      account?.close();
+      throw e;
+    }
+    session = new EventSession(terminal, request, limits, ticks, account);
     if (request.kinds.has('book')) {
       const s = session;
       s.closeBook = feeds.books.subscribe(request.symbols, (u) => s.onBook(u));
@@ -161,6 +177,7 @@ export class EventSession {
   async run(sse: SseStream): Promise<CloseReason> {
     this.sse = sse;
     try {
+      if (this.account && !(await this.account.run(this.terminal, this.accountSink(sse)))) return await sse.closed;
       if (this.request.replay) await this.replay(sse, this.request.replay);
       else if (this.pending) await this.catchUp(sse);
       return await sse.closed;
@@ -174,6 +191,26 @@ export class EventSession {
     this.ticks = undefined;
     this.closeBook?.();
     this.closeBook = undefined;
+    this.account?.close();
+    this.account = undefined;
+  }
+
+  /** The event id now: the ticks' positions and, when deals are carried, the last deal sent (deal-id.ts). */
+  private fullId(tickId: string = this.id): string {
+    return joinEventId(tickId, this.account?.dealId);
+  }
+
+  private accountSink(sse: SseStream): { wait(m: readonly AccountMessage[]): Promise<boolean>; live(m: readonly AccountMessage[]): void } {
+    const framed = (m: AccountMessage) => ({ event: m.event, data: m.data, id: m.dealId === undefined ? undefined : joinEventId(this.id, m.dealId) });
+    return {
+      wait: async (messages) => {
+        for (const m of messages) if (!(await sse.pushWait(framed(m)))) return false;
+        return true;
+      },
+      live: (messages) => {
+        for (const m of messages) sse.push(framed(m));
+      },
+    };
   }
 
   private onLive(ticks: readonly FeedTick[]): void {
@@ -192,12 +229,12 @@ export class EventSession {
     if (!this.sse) return;
     let byStart = encodedDeliveries.get(ticks);
     if (!byStart) encodedDeliveries.set(ticks, (byStart = new Map()));
-    let encoded = byStart.get(this.id);
+    let encoded = byStart.get(this.fullId());
     if (encoded) {
       this.sent = encoded.sent.slice();
       this.id = encoded.id;
     } else {
-      const start = this.id;
+      const start = this.fullId();
       let text = '';
       const ends: number[] = [];
       for (const t of ticks) {
@@ -228,7 +265,7 @@ export class EventSession {
     if (!isAfter(at, this.sent[i] as TickCursor)) return undefined;
     this.sent[i] = at;
     this.id = formatEventId(this.sent);
-    return { event: 'tick', id: this.id, data: tickJson(symbol, tick) };
+    return { event: 'tick', id: this.fullId(), data: tickJson(symbol, tick) };
   }
 
   /**

@@ -4,7 +4,9 @@ import { Type } from '@sinclair/typebox';
 
 import { MAX_EVENT_ID_CHARS, parseEventId } from '../events/event-id.js';
 import { MAX_SPEED, type ReplayPlan } from '../events/replay.js';
-import { EventSession, type EventKind } from '../events/session.js';
+import { EventSession } from '../events/session.js';
+import { splitEventId } from '../events/deal-id.js';
+import { ALL_KINDS, EVENT_KINDS, eventSchemas, parseKinds } from '../events/event-kinds.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
 import { Param } from '../http/params.js';
@@ -14,9 +16,15 @@ import { TerminalError } from '../terminal/errors.js';
 import { replayPlan } from '../events/replay-plan.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
-const KINDS: readonly EventKind[] = ['tick', 'book'];
+/** The registry's kinds as the descriptions list them. */
+const kindList = ALL_KINDS.map((k) => `- \`${k}\`: ${EVENT_KINDS[k].summary}.`).join('\n');
 
-const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves:
+const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves. The kinds (\`kinds\`):
+${kindList}
+
+The market kinds (tick, book) need \`symbols\`; the account kinds (deal, order, position, account) need none and mix with them. A stream with order, position or account kinds first gets one \`snapshot\` event per such kind, \`{"kind":"order","orders":[…]}\`, \`{"kind":"position","positions":[…]}\`, \`{"kind":"account","account":{…}}\`, the full current state (also after every reconnect), then the changes: the client's state is snapshot + changes. With deal, every event id also names the last deal sent (\`deal:<time_msc>-<ticket>\`, after the ticks' part and a \`;\`), and a reconnect with Last-Event-ID gets every deal after it from the deal history (also across a gateway restart), none twice. The account is polled every TRADEAPI_EVENTS_TRADE_MS (one poll for every client).
+
+In detail:
 - \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
 - \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
 - \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
@@ -53,8 +61,8 @@ export const eventRoutes: readonly Route[] = [
     tags: ['live events'],
     operational: false,
     query: {
-      symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
-      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book', examples: ['tick,book'] })),
+      symbols: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY (for the kinds tick and book)', examples: ['EURUSD'] })),
+      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: `Comma-separated event kinds: ${ALL_KINDS.join(', ')} (default tick)`, examples: ['tick,book', 'deal,order,position,account'] })),
       start: Type.Optional(
         Param.date(
           'Replay: the ticks from this instant on, from history (the store first when TRADEAPI_STORE is set, then the terminal), as the same tick events with the same ids as live ones, then live ticks with one replay-complete event at the seam (no hole, no repeat). Not in the future; not with kinds=book (depth has no history).',
@@ -80,30 +88,27 @@ export const eventRoutes: readonly Route[] = [
       },
     ],
     errors: ['symbolNotFound', 'notAcceptable', 'tooManyEventClients'],
-    response: { kind: 'events', description: 'An event stream', contentType: EVENT_STREAM_MEDIA_TYPE },
+    response: { kind: 'events', description: 'An event stream', contentType: EVENT_STREAM_MEDIA_TYPE, eventSchemas: eventSchemas() },
     async handler({ terminal, events, config, query, header }) {
       const { maxSymbols, catchupMs, catchupTicks, queueBytes } = config.events;
-      const symbols = query.symbols.split(',');
-      if (symbols.some((s) => s === '')) throw validationError(`query parameter 'symbols' has an empty name; received ${received(query.symbols)}`);
+      const kinds = parseKinds((query.kinds ?? 'tick').split(','), "query parameter 'kinds'", config.readOnly !== undefined);
+      const market = [...kinds].filter((k) => EVENT_KINDS[k].family === 'market');
+      if (query.symbols === undefined && market.length > 0) throw validationError(`query parameter 'symbols' is required for kinds ${market.join(', ')} (the default kind is tick); e.g. symbols=EURUSD`);
+      const symbols = market.length > 0 && query.symbols !== undefined ? query.symbols.split(',') : [];
+      if (symbols.some((s) => s === '')) throw validationError(`query parameter 'symbols' has an empty name; received ${received(query.symbols ?? '')}`);
       const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
       if (twice !== undefined) throw validationError(`query parameter 'symbols' lists ${JSON.stringify(twice)} twice`);
       if (symbols.length > maxSymbols) {
         throw validationError(`query parameter 'symbols' lists ${symbols.length} symbols; one stream takes at most ${maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`);
-      }
-      const kinds = new Set<EventKind>();
-      for (const k of (query.kinds ?? 'tick').split(',')) {
-        if (!(KINDS as readonly string[]).includes(k)) throw validationError(`query parameter 'kinds' has ${received(k)}; allowed: ${KINDS.join(', ')}`);
-        kinds.add(k as EventKind);
-      }
-      if (kinds.has('book') && config.readOnly) {
-        throw validationError("query parameter 'kinds': book events need a market-depth subscription, which read-only mode does not offer; use kinds=tick");
       }
       if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
         throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
       }
       const replay: ReplayPlan | undefined = replayPlan(query, kinds, 'query parameter', config);
       const lastEventId = header('last-event-id');
-      const resumeFrom = kinds.has('tick') && lastEventId !== undefined && lastEventId.trim() !== '' ? parseEventId(lastEventId, symbols) : undefined;
+      const resumed = lastEventId !== undefined && lastEventId.trim() !== '' ? splitEventId(lastEventId, "header 'Last-Event-ID'") : undefined;
+      const resumeFrom = kinds.has('tick') && resumed && resumed.tickId !== '' ? parseEventId(resumed.tickId, symbols) : undefined;
+      const dealsFrom = kinds.has('deal') ? resumed?.deal : undefined;
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
       await Promise.all(
         symbols.map((s) =>
@@ -113,7 +118,7 @@ export const eventRoutes: readonly Route[] = [
           }),
         ),
       );
-      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay }, {
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay, dealsFrom }, {
         catchupMs,
         catchupTicks,
         // Live ticks held while a catch-up is sent: as many as the client's queue would take.
