@@ -30,12 +30,15 @@ export class AccountStream {
   private pendingDropped = 0;
   private sink: AccountSink | undefined;
 
+  private readonly kinds: Set<AccountKind>;
+
   private constructor(
-    private readonly kinds: ReadonlySet<AccountKind>,
+    kinds: ReadonlySet<AccountKind>,
     private readonly subscription: AccountSubscription,
     private readonly resumeFrom: DealCursor | undefined,
     private readonly pendingEvents: number,
   ) {
+    this.kinds = new Set(kinds);
     const live = subscription.state.lastDeal;
     // A position past the account's last deal names deals that do not exist (an id from another
     // account, or made up): start from live.
@@ -53,6 +56,22 @@ export class AccountStream {
   /** The deal part of this stream's event ids, or undefined when it carries no deals. */
   get dealId(): string | undefined {
     return this.kinds.has('deal') ? formatDealId(this.sent) : undefined;
+  }
+
+  /** The last deal sent (where a stream that replaces this one goes on from). */
+  get position(): DealCursor {
+    return this.sent;
+  }
+
+  /** The kinds carried now. */
+  get carried(): AccountKind[] {
+    return [...this.kinds];
+  }
+
+  /** Stops carrying `kinds` (a WebSocket unsubscribe); true when none is left. */
+  drop(kinds: readonly string[]): boolean {
+    for (const k of kinds) this.kinds.delete(k as AccountKind);
+    return this.kinds.size === 0;
   }
 
   get state(): AccountState {
