@@ -3,7 +3,12 @@
 // resume from an older deal (the simulator's history holds a year of deals) gets exactly the
 // deals after it that /history/deals lists, none twice, also with the ticks' positions in the
 // same id; a scripted account's changes reach the client; the kinds are validated with a 400.
+import { spawn } from 'node:child_process';
+
 import t from 'tap';
+
+import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 
 import { problemOf, SseClient, type SseMessage } from '../helpers/sse.js';
 import { forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
@@ -140,4 +145,32 @@ void forEachAdapter(t, async (t, adapter) => {
       t.match(problemOf(c).detail, detail, path);
     }
   });
+});
+
+await t.test(`${DOC_SNIPPETS.accountEvents.page}'s account events block, as written`, { skip: curlMissing() }, async (t) => {
+  const acc = new ScriptedAccount(sim);
+  acc.open(900, Date.now() - 60_000);
+  const srv = await serve(t, nodeAdapter, acc.terminal, env);
+  const block = docBlock(DOC_SNIPPETS.accountEvents);
+  if (!block) return t.fail(`no sh block with the account events in ${DOC_SNIPPETS.accountEvents.page}`);
+  // Verbatim but for the address; the stream is endless: read until the close below has come, then stop curl.
+  const curl = spawn('bash', ['-e', '-c', block.replaceAll('http://127.0.0.1:8000', srv.base)], { detached: true });
+  t.teardown(() => {
+    if (curl.exitCode === null && curl.pid !== undefined) process.kill(-curl.pid);
+  });
+  let out = '';
+  const seen = new Promise<void>((resolve, reject) => {
+    curl.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('event: snapshot') && !acc.positions.has(901) && out.split('event: snapshot').length === 4) acc.open(901, Date.now());
+      if (out.includes('"change":"opened"')) resolve();
+    });
+    curl.on('exit', (code) => reject(new Error(`curl ended (${code}) before the events came: ${out}`)));
+  });
+  await seen;
+  const events = out.split('\n\n').filter((e) => e.includes('event: '));
+  const names = events.map((e) => /event: (\S+)/.exec(e)?.[1]);
+  t.same(names.slice(0, 3), ['snapshot', 'snapshot', 'snapshot'], 'the three snapshots first');
+  t.ok(names.includes('deal') && names.includes('position'), 'then the deal and the position it opened');
+  t.match(events.find((e) => e.includes('event: deal')), /^id: deal:\d+-901$/m, 'the deal carries its id');
 });

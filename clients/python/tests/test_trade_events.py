@@ -4,6 +4,10 @@ gateway on the simulator (snapshots equal positions_get/orders_get; ``since`` an
 exactly the deals after it that history_deals_get lists)."""
 import http.server
 import json
+import os
+import re
+import subprocess
+import sys
 import threading
 import unittest
 
@@ -159,6 +163,23 @@ class OnTheSimulator(harness.SimSession):
                     break
             self.assertEqual(stream.last_event_id, "deal:%d-%d" % (want[-1].time_msc, want[-1].ticket))
         self.assertEqual(got, want)
+
+
+class ReadmeExample(unittest.TestCase):
+    def test_the_readme_block_runs_verbatim(self):
+        text = open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8").read()
+        section = text.split("\n### The account's life as events: `stream_trade_events`\n", 1)[1].split("\n### ", 1)[0]
+        blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+        self.assertEqual(len(blocks), 1)
+        gw = harness.sim_gateway()
+        try:
+            env = dict(os.environ, TRADEAPI_URL=gw.url, PYTHONPATH=harness.CLIENT_DIR)
+            env.pop("TRADEAPI_KEY", None)
+            r = subprocess.run([sys.executable, "-c", blocks[0]], env=env, capture_output=True, text=True, timeout=60)
+        finally:
+            gw.stop()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout.splitlines()[-1], r"^\d+ positions, \d+ orders, equity -?\d+(\.\d+)?$")
 
 
 if __name__ == "__main__":
