@@ -16,6 +16,8 @@ export interface AccountMessage {
   readonly data: string;
   /** Set on deals (and snapshots, when deals are carried): the deal id after this event. */
   readonly dealId?: string | undefined;
+  /** The feed's event this message is of (live ones): the same object for every client, so a writer may key an encoding cache on it. */
+  readonly source?: AccountEvent | undefined;
 }
 
 /** Where a stream's account events go: `wait` never drops (snapshots, catch-up), `live` may (a slow client gets a gap). */
@@ -128,8 +130,8 @@ export class AccountStream {
       if (e.kind === 'deal') {
         if (!dealIsAfter(e.deal, this.sent)) continue;
         this.sent = { time_msc: e.deal.time_msc, ticket: e.deal.ticket };
-        out.push({ event: 'deal', data: e.json, dealId: formatDealId(this.sent) });
-      } else out.push({ event: e.kind, data: e.json });
+        out.push({ event: 'deal', data: e.json, dealId: formatDealId(this.sent), source: e });
+      } else out.push({ event: e.kind, data: e.json, source: e });
     }
     return out;
   }

@@ -93,6 +93,9 @@ interface EncodedDelivery {
 /** Per delivery (the feed hands every stream on the same symbols the same array), per starting event id. */
 const encodedDeliveries = new WeakMap<readonly FeedTick[], Map<string, EncodedDelivery>>();
 
+/** An account event's frame, made once however many streams send it with the same id (the feed hands all the same object). */
+const encodedAccount = new WeakMap<object, { id: string | undefined; bytes: Uint8Array }>();
+
 /** Made once per depth update however many streams send it (the feed hands all the same object). */
 const encodedBooks = new WeakMap<BookUpdate, Uint8Array>();
 
@@ -208,7 +211,15 @@ export class EventSession {
         return true;
       },
       live: (messages) => {
-        for (const m of messages) sse.push(framed(m));
+        for (const m of messages) {
+          const e = framed(m);
+          let cached = m.source && encodedAccount.get(m.source);
+          if (!cached || cached.id !== e.id) {
+            cached = { id: e.id, bytes: Buffer.from(frameText(e), 'utf8') };
+            if (m.source) encodedAccount.set(m.source, cached);
+          }
+          sse.pushEncoded(cached.bytes, [cached.bytes.byteLength]);
+        }
       },
     };
   }

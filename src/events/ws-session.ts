@@ -117,6 +117,9 @@ function tickMessageOnce(t: ReplayTick): string {
 /** Likewise per depth update (the book feed hands every listener the same object). */
 const messageOfBook = new WeakMap<BookUpdate, Buffer>();
 
+/** An account event's message, made once however many clients send it (the feed hands all the same object; its `event_id` is the event's own). */
+const messageOfAccount = new WeakMap<object, Buffer>();
+
 /** Arrow frames per delivery, for every client on the same symbols in the same position. */
 const arrowOfDelivery = new WeakMap<readonly FeedTick[], Uint8Array>();
 
@@ -553,7 +556,14 @@ export class WsSession {
         return true;
       },
       live: (messages) => {
-        for (const m of messages) this.sendEvent(text(m));
+        for (const m of messages) {
+          let bytes = m.source && messageOfAccount.get(m.source);
+          if (!bytes) {
+            bytes = Buffer.from(text(m), 'utf8');
+            if (m.source) messageOfAccount.set(m.source, bytes);
+          }
+          this.sendEvent(bytes, 1, true);
+        }
       },
     };
   }
