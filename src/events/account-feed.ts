@@ -73,15 +73,21 @@ interface Cached {
   lastDeal: DealCursor;
 }
 
-/** The deals of history after `from` and up to `to` (inclusive), a window of DEAL_WINDOW_S at a time, in history order. */
+/**
+ * The deals of history after `from` and up to `to` (inclusive), in history order, a window at a
+ * time: DEAL_WINDOW_S, doubled after each empty one (so an id from long ago, or a quiet account,
+ * costs a few calls, not one per week), back to DEAL_WINDOW_S after one with deals.
+ */
 export async function* dealsBetween(terminal: Terminal, from: DealCursor, to: DealCursor): AsyncGenerator<TradeDeal[]> {
   let start = Math.floor(from.time_msc / 1000);
   const end = Math.floor(to.time_msc / 1000);
+  let span = DEAL_WINDOW_S;
   while (start <= end) {
-    const stop = Math.min(start + DEAL_WINDOW_S - 1, end);
+    const stop = Math.min(start + span - 1, end);
     const rows = await terminal.historyDealsGet({ date_from: start, date_to: stop });
     const batch = dealsAfter(rows, from).filter((d) => compareDeals(d, to) <= 0);
     if (batch.length > 0) yield batch;
+    span = rows.length > 0 ? DEAL_WINDOW_S : span * 2;
     start = stop + 1;
   }
 }

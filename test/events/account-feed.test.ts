@@ -4,7 +4,7 @@
 // most every accountMs; one poll for any number of listeners; a failed poll loses nothing.
 import t from 'tap';
 
-import { AccountFeed, type AccountEvent } from '../../src/events/account-feed.js';
+import { AccountFeed, dealsBetween, type AccountEvent } from '../../src/events/account-feed.js';
 import { diffByTicket, positionDigest, dealsAfter } from '../../src/events/account-diff.js';
 import { simTerminal } from '../helpers/server.js';
 import { deal, position, ScriptedAccount } from '../helpers/scripted-account.js';
@@ -142,4 +142,25 @@ t.test('one poll for every listener; a failed poll loses no change; polling stop
   await new Promise((r) => setTimeout(r, 50));
   t.ok(acc.polls <= after + 1, 'no polling once nobody listens');
   t.equal(feed.listening, 0);
+});
+
+t.test('dealsBetween: every deal between two positions, once, in few reads even from long ago', async (t) => {
+  const acc = new ScriptedAccount(sim);
+  const day = 86_400_000;
+  const t0 = Date.UTC(2024, 0, 1);
+  for (let i = 0; i < 30; i++) acc.addDeal(deal(1000 + i, t0 + i * day + (i % 3) * 1000));
+  acc.addDeal(deal(2000, t0 + 29 * day + 2000)); // another in the last deal's millisecond... and after it
+  const all = (await acc.terminal.historyDealsGet({})).sort((a, b) => a.time_msc - b.time_msc || a.ticket - b.ticket);
+  const read = async (from: { time_msc: number; ticket: number }, to: { time_msc: number; ticket: number }): Promise<number[]> => {
+    const out: number[] = [];
+    for await (const batch of dealsBetween(acc.terminal, from, to)) out.push(...batch.map((d) => d.ticket));
+    return out;
+  };
+  const last = all.at(-1) as { time_msc: number; ticket: number };
+  t.same(await read({ time_msc: all[4]?.time_msc as number, ticket: all[4]?.ticket as number }, last), all.slice(5).map((d) => d.ticket), 'after the 5th, up to the last');
+  t.same(await read({ time_msc: all[4]?.time_msc as number, ticket: all[4]?.ticket as number }, { time_msc: all[9]?.time_msc as number, ticket: all[9]?.ticket as number }), all.slice(5, 10).map((d) => d.ticket), 'up to a position, inclusive');
+  const calls = acc.calls.get('historyDealsGet') ?? 0;
+  t.same(await read({ time_msc: 0, ticket: 0 }, last), all.map((d) => d.ticket), 'from 1970: all of them');
+  const used = (acc.calls.get('historyDealsGet') ?? 0) - calls;
+  t.ok(used < 40, `from 1970 in ${used} reads (empty windows grow)`);
 });
