@@ -82,7 +82,10 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
         const kinds = kindList(m.kinds) ?? ['tick'];
         const market = kinds.filter((k) => EVENT_KINDS[k].family === 'market');
         // The account kinds are about the account, not a symbol: they need no symbols.
-        const symbols = market.length > 0 ? symbolList(m.symbols, maxSymbols) : (symbolList(m.symbols, maxSymbols) ?? []);
+        if (market.length === 0 && m.symbols !== undefined) {
+          throw validationError(`member "symbols" applies to the kinds tick and book; kinds ${kinds.join(', ')} are about the account and take none`);
+        }
+        const symbols = market.length > 0 ? symbolList(m.symbols, maxSymbols) : [];
         if (symbols === undefined) throw validationError(`"subscribe" needs a member "symbols" (an array of symbol names) for kinds ${market.join(', ')}`);
         const format = m.format;
         if (format !== undefined && (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format))) {

@@ -95,7 +95,10 @@ export const eventRoutes: readonly Route[] = [
       const kinds = parseKinds((query.kinds ?? 'tick').split(','), "query parameter 'kinds'", config.readOnly !== undefined);
       const market = [...kinds].filter((k) => EVENT_KINDS[k].family === 'market');
       if (query.symbols === undefined && market.length > 0) throw validationError(`query parameter 'symbols' is required for kinds ${market.join(', ')} (the default kind is tick); e.g. symbols=EURUSD`);
-      const symbols = market.length > 0 && query.symbols !== undefined ? query.symbols.split(',') : [];
+      if (query.symbols !== undefined && market.length === 0) {
+        throw validationError(`query parameter 'symbols' applies to the kinds tick and book; kinds ${[...kinds].join(',')} are about the account and take none (leave symbols out, or add kinds=tick)`);
+      }
+      const symbols = query.symbols !== undefined ? query.symbols.split(',') : [];
       if (symbols.some((s) => s === '')) throw validationError(`query parameter 'symbols' has an empty name; received ${received(query.symbols ?? '')}`);
       const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
       if (twice !== undefined) throw validationError(`query parameter 'symbols' lists ${JSON.stringify(twice)} twice`);

@@ -134,6 +134,7 @@ void forEachAdapter(t, async (t, adapter) => {
       ['/events?kinds=deal,trades', {}, /query parameter 'kinds' has "trades"; allowed: tick, book, deal, order, position, account/],
       ['/events?kinds=deal,tick', {}, /query parameter 'symbols' is required for kinds tick/],
       ['/events', {}, /query parameter 'symbols' is required/],
+      ['/events?kinds=deal,position&symbols=EURUSD', {}, /'symbols' applies to the kinds tick and book; kinds deal,position are about the account/],
       ['/events?kinds=deal&start=2024-01-10T00:00:00Z', {}, /account kinds \(deal\) are not replayed/],
       ['/events?kinds=deal', { 'last-event-id': 'deal:12x-3' }, /malformed deal position/],
       ['/events?kinds=deal', { 'last-event-id': 'deal:1-2;deal:3-4' }, /malformed deal position/],

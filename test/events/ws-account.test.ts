@@ -65,5 +65,8 @@ void forEachAdapter(t, async (t, adapter) => {
     ws.send({ op: 'subscribe', kinds: ['tick', 'deal'], id: 'c' });
     await ws.waitFor(() => ws.of('error').length === 3, WAIT_MS, 'the third error');
     t.match(ws.of('error')[2]?.problem, { status: 400, detail: /needs a member "symbols".*for kinds tick/ });
+    ws.send({ op: 'subscribe', kinds: ['deal'], symbols: ['EURUSD'], id: 'd' });
+    await ws.waitFor(() => ws.of('error').length === 4, WAIT_MS, 'the fourth error');
+    t.match(ws.of('error')[3]?.problem, { status: 400, detail: /"symbols" applies to the kinds tick and book/ });
   });
 });
