@@ -30,9 +30,9 @@ export const DOC_SNIPPETS = {
   customBars: { page: 'docs/api.md', lang: 'sh', marker: "curl -s 'http://127.0.0.1:8000/ticks/bars?symbol=EURUSD&period=90s", runBy: 'test/http/custom-bars.test.ts' },
   export: { page: 'docs/export.md', lang: 'sh', marker: 'node bin/tradeapi.js export ticks', runBy: 'test/cli/export.test.ts' },
   replay: { page: 'docs/events.md', lang: 'sh', marker: '/events?symbols=EURUSD,BTCUSD&start=', runBy: 'test/events/replay.test.ts' },
-  accountEvents: { page: 'docs/events.md', lang: 'sh', marker: '/events?kinds=deal,order,position,account', runBy: 'test/events/account-events.test.ts' },
   multiSymbol: { page: 'docs/api.md', lang: 'sh', marker: 'symbols=EURUSD,GBPUSD&', runBy: 'test/http/multi-symbol.test.ts' },
   metricsScrape: { page: 'docs/operations.md', lang: 'sh', marker: 'curl -s -H "X-API-Key: $TRADEAPI_SECRET_KEY" http://127.0.0.1:8000/metrics', runBy: 'test/metrics/metrics.test.ts' },
+  accountEvents: { page: 'docs/events.md', lang: 'sh', marker: '/events?kinds=deal,order,position,account', runBy: 'test/events/account-events.test.ts' },
 } as const satisfies Record<string, DocSnippet>;
 
 export function readPage(page: string): string {
