@@ -173,7 +173,8 @@ class OnTheSimulator(harness.SimSession):
 
 class ReadmeExample(unittest.TestCase):
     def test_the_readme_block_runs_verbatim(self):
-        text = open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8").read()
+        with open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8") as f:
+            text = f.read()
         section = text.split("\n### The account's life as events: `stream_trade_events`\n", 1)[1].split("\n### ", 1)[0]
         blocks = re.findall(r"```python\n(.*?)```", section, re.S)
         self.assertEqual(len(blocks), 1)
