@@ -35,6 +35,43 @@ class Base(unittest.TestCase):
         self.assertEqual(mt5.last_error()[0], code, mt5.last_error())
 
 
+class ScriptedTrading(Base):
+    """_script: the account changes as scripted when the clock reaches each step, records consistent."""
+
+    def test_steps_happen_at_their_time_with_deals_and_history(self):
+        now = mt5._advance(0)
+        before = len(mt5.history_deals_get(0, now // 1000 + DAY))
+        balance = mt5.account_info().balance
+        left = mt5._script([
+            {"at": now + 1000, "op": "open", "ticket": 9001, "deal": 9101, "symbol": "EURUSD", "type": mt5.POSITION_TYPE_BUY, "volume": 0.3,
+             "price": 1.05},
+            {"at": now + 2000, "op": "modify", "ticket": 9001, "sl": 1.04},
+            {"at": now + 3000, "op": "close", "ticket": 9001, "deal": 9102, "volume": 0.1, "profit": 2.5},
+            {"at": now + 3000, "op": "place", "ticket": 9002, "type": mt5.ORDER_TYPE_SELL_LIMIT, "price": 1.2},
+            {"at": now + 4000, "op": "cancel", "ticket": 9002},
+            {"at": now + 5000, "op": "close", "ticket": 9001, "deal": 9103, "profit": -1},
+        ])
+        self.assertEqual(left, 6, "nothing before its time")
+        self.assertNotIn(9001, [p.ticket for p in mt5.positions_get()])
+        mt5._advance(1000)
+        p = mt5.positions_get(ticket=9001)[0]
+        self.assertEqual((p.volume, p.price_open, p.sl, p.time_msc), (0.3, 1.05, 0.0, now + 1000))
+        mt5._advance(1000)
+        self.assertEqual(mt5.positions_get(ticket=9001)[0].sl, 1.04)
+        mt5._advance(1000)
+        self.assertEqual(mt5.positions_get(ticket=9001)[0].volume, 0.2)
+        self.assertEqual(mt5.orders_get(ticket=9002)[0].state, mt5.ORDER_STATE_PLACED)
+        mt5._advance(1000)
+        self.assertEqual(mt5.orders_get(ticket=9002), ())
+        self.assertEqual(mt5.history_orders_get(ticket=9002)[0].state, mt5.ORDER_STATE_CANCELED)
+        mt5._advance(1000)
+        self.assertEqual(mt5.positions_get(ticket=9001), ())
+        deals = mt5.history_deals_get(0, now // 1000 + DAY)
+        self.assertEqual([d.ticket for d in deals[before:]], [9101, 9102, 9103])
+        self.assertEqual([d.entry for d in deals[before:]], [mt5.DEAL_ENTRY_IN, mt5.DEAL_ENTRY_OUT, mt5.DEAL_ENTRY_OUT])
+        self.assertAlmostEqual(mt5.account_info().balance, balance + 1.5)
+
+
 class Constants(unittest.TestCase):
     def test_sample_against_mt5_reference_section_5(self):
         sample = dict(

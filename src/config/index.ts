@@ -195,6 +195,10 @@ export interface EventSettings {
   readonly authTimeoutMs: number;
   /** TRADEAPI_EVENTS_MAX_AUTHENTICATING: WebSockets opened without a key and not yet authenticated, at most (they hold no event slot). */
   readonly maxAuthenticating: number;
+  /** TRADEAPI_EVENTS_TRADE_MS: interval between two polls of the account's positions, orders and deals (deal/order/position events). */
+  readonly tradeMs: number;
+  /** TRADEAPI_EVENTS_ACCOUNT_MS: `account` events (balance, equity, margin) come at most this often. */
+  readonly accountMs: number;
 }
 
 /** A configuration value the service refuses; the message names the variable and the value. */
@@ -245,6 +249,8 @@ export const DEFAULTS = {
    * open by someone without the key fill this pool, never the event slots of keyed clients.
    */
   eventsMaxAuthenticating: 100,
+  eventsTradeMs: 100,
+  eventsAccountMs: 1_000,
 } as const;
 
 /** The fixed route prefix of the read-only mode. */
@@ -380,6 +386,11 @@ function parseEventSettings(env: Env): EventSettings {
   const pollMs = parseMs(env, 'TRADEAPI_EVENTS_POLL_MS', DEFAULTS.eventsPollMs);
   if (pollMs < 10) throw new ConfigError(`TRADEAPI_EVENTS_POLL_MS must be at least 10 milliseconds; got ${JSON.stringify(env.TRADEAPI_EVENTS_POLL_MS)}`);
   const queueBytes = int('TRADEAPI_EVENTS_QUEUE_BYTES', DEFAULTS.eventsQueueBytes);
+  const atLeast10 = (name: string, fallback: number): number => {
+    const ms = parseMs(env, name, fallback);
+    if (ms < 10) throw new ConfigError(`${name} must be at least 10 milliseconds; got ${JSON.stringify(env[name])}`);
+    return ms;
+  };
   if (queueBytes < 4096) throw new ConfigError(`TRADEAPI_EVENTS_QUEUE_BYTES must be at least 4096 (a few events); got ${JSON.stringify(env.TRADEAPI_EVENTS_QUEUE_BYTES)}`);
   return {
     pollMs,
@@ -391,6 +402,8 @@ function parseEventSettings(env: Env): EventSettings {
     catchupTicks: int('TRADEAPI_EVENTS_CATCHUP_TICKS', DEFAULTS.eventsCatchupTicks),
     authTimeoutMs: parseMs(env, 'TRADEAPI_EVENTS_AUTH_TIMEOUT_MS', DEFAULTS.eventsAuthTimeoutMs),
     maxAuthenticating: int('TRADEAPI_EVENTS_MAX_AUTHENTICATING', DEFAULTS.eventsMaxAuthenticating),
+    tradeMs: atLeast10('TRADEAPI_EVENTS_TRADE_MS', DEFAULTS.eventsTradeMs),
+    accountMs: atLeast10('TRADEAPI_EVENTS_ACCOUNT_MS', DEFAULTS.eventsAccountMs),
   };
 }
 

@@ -2,6 +2,7 @@
 // clients), the cap on event clients, and the open streams, so that shutdown can end them cleanly.
 import type { EventSettings } from '../config/index.js';
 import type { Logger } from '../log.js';
+import { AccountFeed } from './account-feed.js';
 import { BookFeed } from './book-feed.js';
 import { TickFeed } from './tick-feed.js';
 import type { Terminal } from '../terminal/terminal.js';
@@ -27,6 +28,8 @@ export interface LiveClient {
 export class EventHub {
   readonly ticks: TickFeed;
   readonly books: BookFeed;
+  /** The account's positions, orders, deals and money: one poller for every client of the account kinds (account-feed.ts). */
+  readonly account: AccountFeed;
   readonly gate: StreamGate;
   /** WebSockets opened without a key, until their auth message: a pool apart from `gate` (slots.ts). */
   readonly authenticating: StreamGate;
@@ -44,6 +47,8 @@ export class EventHub {
     const onError = (symbol: string, e: unknown): void => logger?.debug({ symbol, err: e instanceof Error ? e.message : String(e) }, 'event feed poll failed');
     this.ticks = new TickFeed(terminal, { pollMs: settings.pollMs, onError });
     this.books = new BookFeed(terminal, { pollMs: settings.pollMs, isSubscribed: (s) => subscriptions.isActive(s), onError });
+    const { tradeMs, accountMs } = settings;
+    this.account = new AccountFeed(terminal, { tradeMs, accountMs, onError: (e) => onError('(account)', e) });
     this.gate = new StreamGate(settings.maxClients);
     this.authenticating = new StreamGate(settings.maxAuthenticating);
   }
@@ -76,6 +81,7 @@ export class EventHub {
     for (const ws of sockets) ws.end('server-closing');
     this.ticks.stop();
     this.books.stop();
+    this.account.stop();
     await Promise.all(sockets.map((ws) => ws.closed));
   }
 

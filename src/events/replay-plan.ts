@@ -37,6 +37,10 @@ export function replayPlan(ask: ReplayAsk, kinds: ReadonlySet<string> | readonly
     return undefined;
   }
   if (has('book')) throw validationError(`${where} 'start' replays ticks: market depth has no history in MetaTrader 5, so a replay cannot have kinds book; ask for tick only`);
+  const account = ['deal', 'order', 'position', 'account'].filter(has);
+  if (account.length > 0) {
+    throw validationError(`${where} 'start' replays ticks; the account kinds (${account.join(', ')}) are not replayed: resume deals with an event id instead, or ask for them in a stream of their own`);
+  }
   const latest = latestInstant(config);
   if (start > latest) throw validationError(`${where} 'start' (${iso(start)}) is in the future; a replay starts at or before now`);
   if (end !== undefined) {

@@ -25,8 +25,13 @@ import { formatEventId, isAfter } from './event-id.js';
 import { runReplay, startCursor, type ReplayPlan } from './replay.js';
 import { frameText, type CloseReason, type SseStream } from './sse.js';
 import { LiveBars, type LiveBar, type LiveBarsRequest } from './live-bars.js';
+import type { DealCursor } from './account-diff.js';
+import type { AccountFeed } from './account-feed.js';
+import { AccountStream, type AccountMessage } from './account-stream.js';
+import { joinEventId } from './deal-id.js';
+import { isAccountKind, type AccountKind, type EventKind } from './event-kinds.js';
 
-export type EventKind = 'tick' | 'book' | 'bar';
+export type { EventKind } from './event-kinds.js';
 
 export interface SessionLimits {
   catchupMs: number;
@@ -44,6 +49,8 @@ export interface SessionRequest {
   readonly replay?: ReplayPlan | undefined;
   /** `kinds=bar`: the live bars of a custom period (live-bars.ts). */
   readonly bars?: LiveBarsRequest | undefined;
+  /** From Last-Event-ID's deal part (with kind deal): the deals after it are sent first, from history. */
+  readonly dealsFrom?: DealCursor | undefined;
 }
 
 /** The most bytes of a replayed event but its row and symbol: `id: \nevent: tick\ndata: {"symbol":,` and the two line ends (36), and a one-symbol id. */
@@ -89,6 +96,9 @@ interface EncodedDelivery {
 /** Per delivery (the feed hands every stream on the same symbols the same array), per starting event id. */
 const encodedDeliveries = new WeakMap<readonly FeedTick[], Map<string, EncodedDelivery>>();
 
+/** An account event's frame, made once however many streams send it with the same id (the feed hands all the same object). */
+const encodedAccount = new WeakMap<object, { id: string | undefined; bytes: Uint8Array }>();
+
 /** Made once per depth update however many streams send it (the feed hands all the same object). */
 const encodedBooks = new WeakMap<BookUpdate, Uint8Array>();
 
@@ -124,6 +134,7 @@ export class EventSession {
     private readonly request: SessionRequest,
     private readonly limits: SessionLimits,
     private ticks: TickSubscription | undefined,
+    private account: AccountStream | undefined,
   ) {
     request.symbols.forEach((s, i) => this.index.set(s, i));
     const replay = request.replay;
@@ -149,21 +160,30 @@ export class EventSession {
    * Joins the feeds. Rejects when a symbol's live position cannot be had (unknown symbol, terminal
    * unavailable): before any response byte, so the client gets a problem.
    */
-  static async open(feeds: { ticks: TickFeed; books: BookFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
+  static async open(feeds: { ticks: TickFeed; books: BookFeed; account: AccountFeed }, terminal: Terminal, request: SessionRequest, limits: SessionLimits): Promise<EventSession> {
     let session: EventSession | undefined;
     const onTicks = (ticks: readonly FeedTick[]): void => session?.onLive(ticks);
     // Bars first: their history is folded before the stream starts, and tick events begin after it.
     const bars = request.bars ? await LiveBars.open(feeds.ticks, terminal, request.bars) : undefined;
     // A replay with an end never goes live: it needs no feed.
     const live = request.kinds.has('tick') && request.replay?.endMsc === undefined;
+    const accountKinds = new Set([...request.kinds].filter((k): k is AccountKind => isAccountKind(k)));
+    let account: AccountStream | undefined;
+    try {
+      account = accountKinds.size > 0 ? await AccountStream.open(feeds.account, accountKinds, request.dealsFrom, limits.pendingTicks) : undefined;
+    } catch (e) {
+      bars?.close();
+      throw e;
+    }
     let ticks: TickSubscription | undefined;
     try {
       ticks = live ? await feeds.ticks.subscribe(request.symbols, onTicks) : undefined;
     } catch (e) {
       bars?.close();
+      account?.close();
       throw e;
     }
-    session = new EventSession(terminal, request, limits, ticks);
+    session = new EventSession(terminal, request, limits, ticks, account);
     if (bars) {
       session.bars = bars;
       session.barsSent = bars.positions();
@@ -180,6 +200,7 @@ export class EventSession {
     this.sse = sse;
     try {
       if (this.bars) await this.startBars(sse, this.bars);
+      if (this.account && !(await this.account.run(this.terminal, this.accountSink(sse)))) return await sse.closed;
       if (this.request.replay) await this.replay(sse, this.request.replay);
       else if (this.pending) await this.catchUp(sse);
       return await sse.closed;
@@ -195,6 +216,35 @@ export class EventSession {
     this.ticks = undefined;
     this.closeBook?.();
     this.closeBook = undefined;
+    this.account?.close();
+    this.account = undefined;
+  }
+
+  /** The event id now: the ticks' positions and, when deals are carried, the last deal sent (deal-id.ts). */
+  /** The stream's event id: the market part (ticks, bars: eventId()) and the account's last deal. */
+  private fullId(): string {
+    return joinEventId(this.eventId(), this.account?.dealId);
+  }
+
+  private accountSink(sse: SseStream): { wait(m: readonly AccountMessage[]): Promise<boolean>; live(m: readonly AccountMessage[]): void } {
+    const framed = (m: AccountMessage) => ({ event: m.event, data: m.data, id: m.dealId === undefined ? undefined : joinEventId(this.eventId(), m.dealId) });
+    return {
+      wait: async (messages) => {
+        for (const m of messages) if (!(await sse.pushWait(framed(m)))) return false;
+        return true;
+      },
+      live: (messages) => {
+        for (const m of messages) {
+          const e = framed(m);
+          let cached = m.source && encodedAccount.get(m.source);
+          if (!cached || cached.id !== e.id) {
+            cached = { id: e.id, bytes: Buffer.from(frameText(e), 'utf8') };
+            if (m.source) encodedAccount.set(m.source, cached);
+          }
+          sse.pushEncoded(cached.bytes, [cached.bytes.byteLength]);
+        }
+      },
+    };
   }
 
   private onLive(ticks: readonly FeedTick[]): void {
@@ -213,12 +263,12 @@ export class EventSession {
     if (!this.sse) return;
     let byStart = encodedDeliveries.get(ticks);
     if (!byStart) encodedDeliveries.set(ticks, (byStart = new Map()));
-    let encoded = byStart.get(this.eventId());
+    let encoded = byStart.get(this.fullId());
     if (encoded) {
       this.sent = encoded.sent.slice();
       this.id = encoded.id;
     } else {
-      const start = this.eventId();
+      const start = this.fullId();
       let text = '';
       const ends: number[] = [];
       for (const t of ticks) {
@@ -246,7 +296,7 @@ export class EventSession {
     bars.attach((closed: readonly LiveBar[]) => {
       for (const bar of closed) {
         this.barsSent[bar.index] = bar.position;
-        sse.push({ event: 'bar', id: this.eventId(), data: bar.json });
+        sse.push({ event: 'bar', id: this.fullId(), data: bar.json });
       }
     });
   }
@@ -266,7 +316,7 @@ export class EventSession {
     if (!isAfter(at, this.sent[i] as TickCursor)) return undefined;
     this.sent[i] = at;
     this.id = formatEventId(this.sent);
-    return { event: 'tick', id: this.eventId(), data: tickJson(symbol, tick) };
+    return { event: 'tick', id: this.fullId(), data: tickJson(symbol, tick) };
   }
 
   /**

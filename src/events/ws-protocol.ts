@@ -3,7 +3,9 @@
 // wrong. The server's messages are built in ws-session.ts.
 import type { TickCursor } from './tick-feed.js';
 import { MAX_EVENT_ID_CHARS, parseEventId } from './event-id.js';
-import type { EventKind } from './session.js';
+import { ALL_KINDS, EVENT_KINDS, type EventKind } from './event-kinds.js';
+import type { DealCursor } from './account-diff.js';
+import { splitEventId } from './deal-id.js';
 import { parseIsoUtc } from '../http/params.js';
 import { preview } from '../http/preview.js';
 import type { ReplayAsk } from './replay-plan.js';
@@ -19,7 +21,7 @@ export interface BarAsk {
   since: number[] | undefined;
 }
 
-export const WS_KINDS: readonly EventKind[] = ['tick', 'book', 'bar'];
+export const WS_KINDS: readonly EventKind[] = ALL_KINDS;
 export type WsFormat = 'json' | 'arrow';
 const FORMATS: readonly WsFormat[] = ['json', 'arrow'];
 
@@ -40,6 +42,8 @@ export type ClientMessage =
       kinds: EventKind[];
       format: WsFormat | undefined;
       since: TickCursor[] | undefined;
+      /** The deal part of `since` (deal-id.ts): the deals after it are sent first, from history. */
+      dealsSince: DealCursor | undefined;
       /** `start` (and `end`, `speed`): a replay; checked into a plan by the session (replay-plan.ts). */
       replay: ReplayAsk | undefined;
       /** With "bar" in kinds: the live bars asked for. */
@@ -86,20 +90,30 @@ export function parseClientMessage(data: Uint8Array, isBinary: boolean, maxSymbo
       case 'ping':
         return { op: 'ping', id };
       case 'subscribe': {
-        const symbols = symbolList(m.symbols, maxSymbols);
-        if (symbols === undefined) throw validationError('"subscribe" needs a member "symbols": an array of symbol names');
+        const kinds = kindList(m.kinds) ?? ['tick'];
+        const market = kinds.filter((k) => EVENT_KINDS[k].family === 'market');
+        // The account kinds are about the account, not a symbol: they need no symbols.
+        if (market.length === 0 && m.symbols !== undefined) {
+          throw validationError(`member "symbols" applies to the kinds tick, book and bar; kinds ${kinds.join(', ')} are about the account and take none`);
+        }
+        const symbols = market.length > 0 ? symbolList(m.symbols, maxSymbols) : [];
+        if (symbols === undefined) throw validationError(`"subscribe" needs a member "symbols" (an array of symbol names) for kinds ${market.join(', ')}`);
         const format = m.format;
         if (format !== undefined && (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format))) {
           throw validationError(`member "format" must be one of ${FORMATS.join(', ')}; received ${preview(m.format)}`);
         }
-        const kinds = kindList(m.kinds) ?? ['tick'];
         const replay = replayOf(m);
         const bars = barsOf(m, symbols, kinds);
         if (replay && bars) throw validationError('member "start": a replay sends ticks only; "bar" events are live (ask GET /ticks/bars for the bars before now)');
-        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: sinceOf(m.since, symbols, kinds), replay, bars };
+        const since = sinceOf(m.since, symbols, kinds);
+        return { op: 'subscribe', id, symbols, kinds, format: format as WsFormat | undefined, since: since.ticks, dealsSince: since.deal, replay, bars };
       }
-      case 'unsubscribe':
-        return { op: 'unsubscribe', id, symbols: symbolList(m.symbols, Number.MAX_SAFE_INTEGER), kinds: kindList(m.kinds) ?? [...WS_KINDS] };
+      case 'unsubscribe': {
+        const symbols = symbolList(m.symbols, Number.MAX_SAFE_INTEGER);
+        // Symbols named and no kinds: the kinds of those symbols (the account kinds belong to none).
+        const kinds = kindList(m.kinds) ?? WS_KINDS.filter((k) => symbols === undefined || EVENT_KINDS[k].family === 'market');
+        return { op: 'unsubscribe', id, symbols, kinds };
+      }
     }
   } catch (e) {
     throw withId(e, id);
@@ -142,13 +156,16 @@ function symbolList(raw: unknown, max: number): string[] | undefined {
 }
 
 /** The `since` member: an event id (event-id.ts) naming a position for each of `symbols`, in order. */
-function sinceOf(raw: unknown, symbols: readonly string[], kinds: readonly EventKind[]): TickCursor[] | undefined {
-  if (raw === undefined) return undefined;
+function sinceOf(raw: unknown, symbols: readonly string[], kinds: readonly EventKind[]): { ticks: TickCursor[] | undefined; deal: DealCursor | undefined } {
+  if (raw === undefined) return { ticks: undefined, deal: undefined };
   if (typeof raw !== 'string' || raw.trim() === '' || raw.length > MAX_EVENT_ID_CHARS) {
-    throw validationError(`member "since" must be an event id (a tick event's "event_id", or one position per symbol as in SSE ids) of at most ${MAX_EVENT_ID_CHARS} characters; received ${preview(raw)}`);
+    throw validationError(`member "since" must be an event id (a tick event's "event_id", or one position per symbol as in SSE ids, or a deal event's) of at most ${MAX_EVENT_ID_CHARS} characters; received ${preview(raw)}`);
   }
+  const { tickId, deal } = splitEventId(raw, 'member "since"');
+  if (deal && !kinds.includes('deal')) throw validationError('member "since" names a deal position: it needs "deal" in member "kinds"');
+  if (tickId === '') return { ticks: undefined, deal };
   if (!kinds.includes('tick')) throw validationError('member "since" resumes ticks: it needs "tick" in member "kinds"');
-  return parseEventId(raw, symbols, 'member "since"');
+  return { ticks: parseEventId(tickId, symbols, 'member "since"'), deal };
 }
 
 /** The bar members: `period` (and `price`, `bar_since`) exactly when "bar" is in kinds. */

@@ -40,6 +40,9 @@ import { isAfter } from './event-id.js';
 import { replayPlan, type ReplayAsk } from './replay-plan.js';
 import { runReplay, startCursor, type ReplayPlan } from './replay.js';
 import { tickJson, type EventKind } from './session.js';
+import { AccountStream, type AccountMessage } from './account-stream.js';
+import { isAccountKind, type AccountKind } from './event-kinds.js';
+import type { DealCursor } from './account-diff.js';
 import type { ReplayTick } from './replay-history.js';
 import type { Config } from '../config/index.js';
 import type { EventHub } from './hub.js';
@@ -136,6 +139,9 @@ export function stampMessage(payload: string | Uint8Array, seq: number): string 
 /** Likewise per depth update (the book feed hands every listener the same object). */
 const messageOfBook = new WeakMap<BookUpdate, Buffer>();
 
+/** An account event's message, made once however many clients send it (the feed hands all the same object; its `event_id` is the event's own). */
+const messageOfAccount = new WeakMap<object, Buffer>();
+
 /** Arrow frames per delivery, for every client on the same symbols in the same position. */
 const arrowOfDelivery = new WeakMap<readonly FeedTick[], Uint8Array>();
 
@@ -182,6 +188,8 @@ export class WsSession {
   private seq = 0;
   /** The replay running on this connection (one at a time), and whether it was told to stop. */
   private replay: { symbols: readonly string[]; stopped: boolean } | undefined;
+  /** The account kinds of this connection (account-stream.ts); undefined: none. */
+  private account: AccountStream | undefined;
 
   constructor(
     private readonly hub: EventHub,
@@ -306,12 +314,14 @@ export class WsSession {
           await this.startReplay(msg);
           return;
         }
-        if (msg.since !== undefined || msg.bars?.since !== undefined) await this.options.chargeCatchUp?.();
+        if (msg.since !== undefined || msg.bars?.since !== undefined || msg.dealsSince !== undefined) await this.options.chargeCatchUp?.();
         const resume = msg.since && new Map(msg.symbols.map((s, i) => [s, (msg.since as TickCursor[])[i] as TickCursor]));
         const latest = await this.subscribe(msg.symbols, msg.kinds, resume, msg.bars);
+        const account = await this.subscribeAccount(msg.kinds, msg.dealsSince);
         if (msg.format !== undefined) this.tickFormat = msg.format;
         this.reply({ event: 'subscribed', symbols: msg.symbols, kinds: msg.kinds, format: this.tickFormat, subscriptions: this.subscriptions() }, msg.id);
         await this.catchUp(latest);
+        if (account && !this.done) await account.run(this.terminal, this.accountSink());
         return;
       }
       case 'unsubscribe': {
@@ -320,6 +330,10 @@ export class WsSession {
         const stopping = this.replay && msg.kinds.includes('tick') && symbols.some((s) => this.replay?.symbols.includes(s)) ? this.replay : undefined;
         if (stopping) stopping.stopped = true;
         await this.unsubscribe(symbols, msg.kinds);
+        if (this.account?.drop(msg.kinds)) {
+          this.account.close();
+          this.account = undefined;
+        }
         if (stopping && this.replay === stopping) this.stopReplay();
         this.reply({ event: 'unsubscribed', symbols, kinds: msg.kinds, subscriptions: this.subscriptions() }, msg.id);
         return;
@@ -603,10 +617,56 @@ export class WsSession {
     old?.close();
   }
 
-  /** What the connection has (`bar` and its period only while it has bar events). */
-  private subscriptions(): { tick: string[]; book: string[]; bar?: string[]; period?: string } {
-    const all = { tick: [...this.tickSymbols], book: [...this.books.keys()] };
-    return this.barSub ? { ...all, bar: [...this.barSub.symbols], period: this.barSub.ask.text } : all;
+  /** What the connection has (`bar` and its period only while it has bar events, `account` only with account kinds). */
+  private subscriptions(): { tick: string[]; book: string[]; bar?: string[]; period?: string; account?: AccountKind[] } {
+    const out: { tick: string[]; book: string[]; bar?: string[]; period?: string; account?: AccountKind[] } = { tick: [...this.tickSymbols], book: [...this.books.keys()] };
+    if (this.barSub) {
+      out.bar = [...this.barSub.symbols];
+      out.period = this.barSub.ask.text;
+    }
+    if (this.account) out.account = this.account.carried;
+    return out;
+  }
+
+  /**
+   * Joins the account feed for the account kinds of a subscribe, with those already carried: a new
+   * stream (its snapshots first) that goes on from the old one's last deal, or from `since`'s.
+   */
+  private async subscribeAccount(kinds: readonly EventKind[], dealsSince: DealCursor | undefined): Promise<AccountStream | undefined> {
+    const asked = kinds.filter((k): k is AccountKind => isAccountKind(k));
+    if (asked.length === 0) return undefined;
+    const old = this.account;
+    const all = new Set<AccountKind>([...(old?.carried ?? []), ...asked]);
+    const from = dealsSince ?? (old?.carried.includes('deal') ? old.position : undefined);
+    const next = await AccountStream.open(this.hub.account, all, from, this.options.catchup.pendingTicks);
+    if (this.done || this.closing) {
+      next.close();
+      return undefined;
+    }
+    old?.close();
+    this.account = next;
+    return next;
+  }
+
+  /** Account events as JSON text frames: {"event","event_id"?,"data"}; `event_id` on deals (and snapshots) is what `since` takes. */
+  private accountSink(): { wait(m: readonly AccountMessage[]): Promise<boolean>; live(m: readonly AccountMessage[]): void } {
+    const text = (m: AccountMessage): string => `{"event":"${m.event}"${m.dealId === undefined ? '' : `,"event_id":"${m.dealId}"`},"data":${m.data}}`;
+    return {
+      wait: async (messages) => {
+        for (const m of messages) if (!(await this.sendWait(text(m)))) return false;
+        return true;
+      },
+      live: (messages) => {
+        for (const m of messages) {
+          let bytes = m.source && messageOfAccount.get(m.source);
+          if (!bytes) {
+            bytes = Buffer.from(text(m), 'utf8');
+            if (m.source) messageOfAccount.set(m.source, bytes);
+          }
+          this.sendEvent(bytes, 1, true);
+        }
+      },
+    };
   }
 
   /**
@@ -858,6 +918,8 @@ export class WsSession {
     this.tickSymbols = [];
     for (const close of this.books.values()) close();
     this.books.clear();
+    this.account?.close();
+    this.account = undefined;
   }
 
   private finish(reason: WsCloseReason): void {

@@ -89,7 +89,16 @@ function successContent(route: Route, example?: unknown, named: readonly NamedEx
         : { ...media, examples: Object.fromEntries([['default', { summary: 'The request of the main example', value: example }], ...named.map((n) => [n.name, { summary: n.summary, value: n.value }])]) };
   if (route.response.kind === 'json') return { 'application/json': withExample({ schema }) };
   if (route.response.kind === 'bytes') return { [route.response.contentType ?? 'application/octet-stream']: {} };
-  if (route.response.kind === 'events') return { [route.response.contentType ?? 'text/event-stream']: { schema: { type: 'string', description: 'Server-Sent Events, see the description' } } };
+  if (route.response.kind === 'events') {
+    const kinds = route.response.eventSchemas;
+    return {
+      [route.response.contentType ?? 'text/event-stream']: {
+        schema: { type: 'string', description: 'Server-Sent Events, see the description' },
+        // Each event kind's `data` (an extension: OpenAPI 3.1 has no schema for the items of a stream).
+        ...(kinds ? { 'x-event-kinds': kinds } : {}),
+      },
+    };
+  }
   const content: Json = {};
   for (const format of route.formats) {
     content[MediaTypes[format]] =

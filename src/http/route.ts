@@ -90,6 +90,8 @@ export interface ResponseSpec {
   readonly schema?: TSchema;
   /** For 'bytes' responses, the media type documented. */
   readonly contentType?: string;
+  /** For 'events' responses: each event kind's `data` schema (OpenAPI's `x-event-kinds`), from the event-kind registry. */
+  readonly eventSchemas?: Readonly<Record<string, TSchema>>;
 }
 
 /** An optional request header a route reads, documented as an OpenAPI header parameter. */

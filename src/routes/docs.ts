@@ -12,6 +12,7 @@ import path from 'node:path';
 
 import { Type } from '@sinclair/typebox';
 
+import { asyncApiDocument } from '../events/asyncapi.js';
 import { openApiDocument, type OpenApiOptions } from '../http/openapi.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { ProblemError } from '../http/problem.js';
@@ -45,6 +46,7 @@ export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions)
   // Built once, on first request (the examples are the simulator's answers, made then): the table
   // does not change while the server runs. Should the examples fail, the document goes without.
   let document: Promise<Uint8Array> | undefined;
+  let asyncDocument: Uint8Array | undefined;
   const build = (services: Parameters<typeof responseExamples>[1]): Promise<Uint8Array> =>
     responseExamples(apiRoutes, services).then(
       (examples) => encode(JSON.stringify(openApiDocument(apiRoutes, options, examples.main, examples.named))),
@@ -95,6 +97,20 @@ export function docsRoutes(apiRoutes: readonly Route[], options: OpenApiOptions)
       async handler({ subscriptions, config, events, metrics }) {
         document ??= build({ subscriptions, config, events, metrics });
         return { kind: 'bytes', contentType: 'application/json', body: await document };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/asyncapi.json',
+      summary: 'The live events (AsyncAPI 3.0)',
+      tags: ['docs'],
+      operational: false,
+      hidden: true,
+      terminal: false,
+      response: { kind: 'bytes', description: 'AsyncAPI document', contentType: 'application/json' },
+      async handler() {
+        asyncDocument ??= encode(JSON.stringify(asyncApiDocument({ prefix, version: options.version, readOnly: options.rateLimit !== undefined, authRequired: options.authRequired })));
+        return { kind: 'bytes', contentType: 'application/json', body: asyncDocument };
       },
     }),
     defineRoute({

@@ -4,7 +4,9 @@ import { Type } from '@sinclair/typebox';
 
 import { MAX_EVENT_ID_CHARS, parseEventId } from '../events/event-id.js';
 import { MAX_SPEED, type ReplayPlan } from '../events/replay.js';
-import { EventSession, type EventKind } from '../events/session.js';
+import { EventSession } from '../events/session.js';
+import { splitEventId } from '../events/deal-id.js';
+import { ALL_KINDS, EVENT_KINDS, eventSchemas, parseKinds, type EventKind } from '../events/event-kinds.js';
 import { accepts } from '../http/negotiate.js';
 import { ProblemError, received, validationError } from '../http/problem.js';
 import { Param } from '../http/params.js';
@@ -17,9 +19,15 @@ import { BAR_PRICES, barPriceOf, parseBarPeriod, type BarPrice } from '../termin
 import type { SymbolInfo } from '../terminal/records.js';
 
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
-const KINDS: readonly EventKind[] = ['tick', 'book', 'bar'];
+/** The registry's kinds as the descriptions list them. */
+const kindList = ALL_KINDS.map((k) => `- \`${k}\`: ${EVENT_KINDS[k].summary}.`).join('\n');
 
-const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves:
+const description = `Server-Sent Events (\`Accept: text/event-stream\`), until the client leaves. The kinds (\`kinds\`):
+${kindList}
+
+The market kinds (tick, book, bar) need \`symbols\`; the account kinds (deal, order, position, account) need none and mix with them. A stream with order, position or account kinds first gets one \`snapshot\` event per such kind, \`{"kind":"order","orders":[…]}\`, \`{"kind":"position","positions":[…]}\`, \`{"kind":"account","account":{…}}\`, the full current state (also after every reconnect), then the changes: the client's state is snapshot + changes. With deal, every event id also names the last deal sent (\`deal:<time_msc>-<ticket>\`, after the ticks' (and bars') part and a \`;\`), and a reconnect with Last-Event-ID gets every deal after it from the deal history (also across a gateway restart), none twice. The account is polled every TRADEAPI_EVENTS_TRADE_MS (one poll for every client).
+
+In detail:
 - \`tick\`: every new tick of a listed symbol; \`data\` is one JSON tick with its \`symbol\` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
 - \`book\`: the depth \`{"symbol", "time_msc", "book": [BookInfo…]}\` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (\`time_msc\`: when the gateway saw it). Not in read-only mode.
 - \`gap\`: events were left out: \`{"reason": "slow-consumer", "dropped": N}\` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); \`{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}\` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
@@ -41,7 +49,8 @@ Client messages (JSON text frames; \`id\`, a number or a string, is optional and
 - \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}\` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → \`{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}\`. Resume: an optional \`"since"\`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of \`symbols\`; for one symbol, that tick's \`event_id\`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a \`gap\` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed \`since\` gets an \`error\` event (400). In read-only mode every subscribe with \`since\` counts as one request towards the rate limit (over it: a 429 \`error\` event, nothing subscribed).
 - Replay: \`{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}\` (optional \`end\`, \`since\`; the refusals of GET /events?start=) → \`subscribed\` with a \`replay\` member, the history ticks, then \`{"event":"replay-complete","data":{"symbols","ticks"}}\` and live ticks, or with \`end\` a \`replay-end\` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
 - Live bars: \`{"op":"subscribe","symbols":["EURUSD"],"kinds":["bar"],"period":"5s"}\` (optional \`price\`, and \`bar_since\`: one bar position per symbol to resume from, the last \`event_id\` of each) → \`{"event":"bar","event_id":"<bar position>","data":{…}}\` per closed bar, \`data\` as GET /events' bar events; one period per connection.
-- \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
+- Account events: \`{"op":"subscribe","kinds":["deal","order","position","account"]}\` (no symbols needed; mixes with ticks in one subscribe) → \`subscribed\` (its \`subscriptions\` gain an \`account\` list), then one \`snapshot\` event per state kind (order, position, account: the full current state, again on every subscribe that adds account kinds), then \`{"event":"deal","event_id":"deal:<time_msc>-<ticket>","data":{…}}\`, \`{"event":"order","data":{"change","order"}}\`, \`{"event":"position","data":{"change","position"}}\`, \`{"event":"account","data":{…}}\` as in GET /events. \`"since":"deal:<time_msc>-<ticket>"\` (a deal event's \`event_id\`; or after a tick id and a \`;\`) sends every deal after it from the deal history first, none twice.
+- \`{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}\` (both optional: all; symbols without kinds: their tick, book and bar) → \`{"event":"unsubscribed",…}\`; no event of those follows the reply.
 - \`{"op":"ping"}\` → \`{"event":"pong"}\`; \`{"op":"auth","key":"…"}\` → \`{"event":"authenticated"}\` (the right key only; see above).
 
 Server messages (JSON text frames, each ending with \`"seq":N\`: 1, 2, 3… in the order this connection sent them, replies and errors included; Arrow binary frames carry none):
@@ -91,8 +100,8 @@ export const eventRoutes: readonly Route[] = [
     tags: ['live events'],
     operational: false,
     query: {
-      symbols: Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY', examples: ['EURUSD'] }),
-      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Comma-separated event kinds: tick (default), book, bar (with period)', examples: ['tick,book', 'bar'] })),
+      symbols: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Comma-separated symbols, e.g. EURUSD,USDJPY (for the kinds tick, book and bar)', examples: ['EURUSD'] })),
+      kinds: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: `Comma-separated event kinds: ${ALL_KINDS.join(', ')} (default tick; bar with period)`, examples: ['tick,book', 'bar', 'deal,order,position,account'] })),
       period: Type.Optional(
         Param.barPeriod('With kinds=bar: the period of the live bars, as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100); one bar event per closed bar'),
       ),
@@ -124,23 +133,21 @@ export const eventRoutes: readonly Route[] = [
       },
     ],
     errors: ['symbolNotFound', 'notAcceptable', 'tooManyEventClients'],
-    response: { kind: 'events', description: 'An event stream', contentType: EVENT_STREAM_MEDIA_TYPE },
+    response: { kind: 'events', description: 'An event stream', contentType: EVENT_STREAM_MEDIA_TYPE, eventSchemas: eventSchemas() },
     async handler({ terminal, events, config, query, header }) {
       const { maxSymbols, catchupMs, catchupTicks, queueBytes } = config.events;
-      const symbols = query.symbols.split(',');
-      if (symbols.some((s) => s === '')) throw validationError(`query parameter 'symbols' has an empty name; received ${received(query.symbols)}`);
+      const kinds = parseKinds((query.kinds ?? 'tick').split(','), "query parameter 'kinds'", config.readOnly !== undefined);
+      const market = [...kinds].filter((k) => EVENT_KINDS[k].family === 'market');
+      if (query.symbols === undefined && market.length > 0) throw validationError(`query parameter 'symbols' is required for kinds ${market.join(', ')} (the default kind is tick); e.g. symbols=EURUSD`);
+      if (query.symbols !== undefined && market.length === 0) {
+        throw validationError(`query parameter 'symbols' applies to the kinds tick, book and bar; kinds ${[...kinds].join(',')} are about the account and take none (leave symbols out, or add kinds=tick)`);
+      }
+      const symbols = query.symbols !== undefined ? query.symbols.split(',') : [];
+      if (symbols.some((s) => s === '')) throw validationError(`query parameter 'symbols' has an empty name; received ${received(query.symbols ?? '')}`);
       const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
       if (twice !== undefined) throw validationError(`query parameter 'symbols' lists ${JSON.stringify(twice)} twice`);
       if (symbols.length > maxSymbols) {
         throw validationError(`query parameter 'symbols' lists ${symbols.length} symbols; one stream takes at most ${maxSymbols} (TRADEAPI_EVENTS_MAX_SYMBOLS)`);
-      }
-      const kinds = new Set<EventKind>();
-      for (const k of (query.kinds ?? 'tick').split(',')) {
-        if (!(KINDS as readonly string[]).includes(k)) throw validationError(`query parameter 'kinds' has ${received(k)}; allowed: ${KINDS.join(', ')}`);
-        kinds.add(k as EventKind);
-      }
-      if (kinds.has('book') && config.readOnly) {
-        throw validationError("query parameter 'kinds': book events need a market-depth subscription, which read-only mode does not offer; use kinds=tick");
       }
       if (!accepts(header('accept'), EVENT_STREAM_MEDIA_TYPE)) {
         throw new ProblemError('notAcceptable', `Accept ${received(header('accept') ?? '')} does not admit ${EVENT_STREAM_MEDIA_TYPE}, the only media type of this resource`);
@@ -149,16 +156,19 @@ export const eventRoutes: readonly Route[] = [
       const replay: ReplayPlan | undefined = replayPlan(query, kinds, 'query parameter', config);
       if (replay && barAsk) throw validationError("query parameter 'start': a replay sends ticks only; kinds=bar is live (ask GET /ticks/bars for the bars before now)");
       const lastEventId = header('last-event-id');
-      const resume = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId : undefined;
-      let resumeFrom = kinds.has('tick') && resume !== undefined && !barAsk ? parseEventId(resume, symbols) : undefined;
+      const resumed = lastEventId !== undefined && lastEventId.trim() !== '' ? splitEventId(lastEventId, "header 'Last-Event-ID'") : undefined;
+      // The market part: the ticks' positions, and with kinds=bar `~` and the bar positions.
+      const marketId = resumed?.tickId ?? '';
+      let resumeFrom = kinds.has('tick') && marketId !== '' && !barAsk ? parseEventId(marketId, symbols) : undefined;
       let barsFrom: number[] | undefined;
-      if (barAsk && resume !== undefined) {
-        const at = resume.lastIndexOf('~');
+      if (barAsk && resumed !== undefined) {
+        const at = marketId.lastIndexOf('~');
         if (at < 0) throw validationError(`header 'Last-Event-ID' has no bar positions ('~'); a stream with kinds=bar ids its events <tick positions>~<bar time per symbol>`);
-        const tickPart = resume.slice(0, at);
+        const tickPart = marketId.slice(0, at);
         if (kinds.has('tick') && tickPart.trim() !== '') resumeFrom = parseEventId(tickPart, symbols);
-        barsFrom = parseBarPositions(resume.slice(at + 1), symbols);
+        barsFrom = parseBarPositions(marketId.slice(at + 1), symbols);
       }
+      const dealsFrom = kinds.has('deal') ? resumed?.deal : undefined;
       // Every symbol must exist: a 404 now, rather than a stream that never says anything.
       const infos = await Promise.all(
         symbols.map((s) =>
@@ -177,7 +187,7 @@ export const eventRoutes: readonly Route[] = [
         catchupMs,
         zone: config.serverTz,
       };
-      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay, bars }, {
+      const session = await EventSession.open(events, terminal, { symbols, kinds, resumeFrom, replay, bars, dealsFrom }, {
         catchupMs,
         catchupTicks,
         // Live ticks held while a catch-up is sent: as many as the client's queue would take.

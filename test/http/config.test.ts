@@ -24,10 +24,12 @@ t.test('defaults and normalisation', async (t) => {
   t.equal(loadConfig({ TRADEAPI_HTTP: 'NODE' }).http, 'node');
   t.same(
     loadConfig({}).events,
-    { pollMs: 100, heartbeatMs: 15_000, maxClients: 1_000, maxSymbols: 20, queueBytes: 262_144, catchupMs: 300_000, catchupTicks: 10_000, authTimeoutMs: 5_000, maxAuthenticating: 100 },
+    { pollMs: 100, heartbeatMs: 15_000, maxClients: 1_000, maxSymbols: 20, queueBytes: 262_144, catchupMs: 300_000, catchupTicks: 10_000, authTimeoutMs: 5_000, maxAuthenticating: 100, tradeMs: 100, accountMs: 1_000 },
     'live-event defaults',
   );
   t.equal(loadConfig({ TRADEAPI_EVENTS_POLL_MS: '250' }).events.pollMs, 250);
+  t.equal(loadConfig({ TRADEAPI_EVENTS_TRADE_MS: '250' }).events.tradeMs, 250);
+  t.equal(loadConfig({ TRADEAPI_EVENTS_ACCOUNT_MS: '5000' }).events.accountMs, 5_000);
   t.equal(loadConfig({ TRADEAPI_EVENTS_AUTH_TIMEOUT_MS: '1500' }).events.authTimeoutMs, 1_500);
   for (const [name, value] of [
     ['TRADEAPI_LOG_LEVEL', 'verbose'],
@@ -48,6 +50,8 @@ t.test('defaults and normalisation', async (t) => {
     ['TRADEAPI_EVENTS_CATCHUP_MS', '3000000000'],
     ['TRADEAPI_EVENTS_CATCHUP_TICKS', '1e4'],
     ['TRADEAPI_EVENTS_AUTH_TIMEOUT_MS', '0'],
+    ['TRADEAPI_EVENTS_TRADE_MS', '5'],
+    ['TRADEAPI_EVENTS_ACCOUNT_MS', 'often'],
   ] as const) {
     t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(name) }, `${name}=${value}`);
   }

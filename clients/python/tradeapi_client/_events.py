@@ -51,7 +51,9 @@ class _Stream(Generic[_T]):
         headers = {"Cache-Control": "no-cache"}
         if self.last_event_id:
             headers["Last-Event-ID"] = self.last_event_id
-        query = {"symbols": ",".join(self.symbols), "kinds": self.kinds}
+        query = {"kinds": self.kinds}
+        if self.symbols:  # (the account kinds need none)
+            query["symbols"] = ",".join(self.symbols)
         query.update(self._query())
         resp, conn = self.gateway.open("GET", "/events", query,
                                        accept="text/event-stream", timeout=self.gateway.timeout, headers=headers)

@@ -76,6 +76,9 @@ Test hooks (module functions starting with ``_``; the real module has none of th
   a real terminal takes to produce a series window in its own process (bench/priority.ts).
 * ``_advance(ms)`` — the clock moves on by ``ms`` with all state kept: new ticks appear, as live
   (returns the new now in server ms).
+* ``_script(steps)`` — scripted trading at given times: positions opened, modified, partly or
+  wholly closed, pending orders placed, modified, cancelled, each with its deals and history, when
+  the clock (``_advance``) reaches the step's ``at`` (see ``_script``'s docstring).
 * ``_fail_next(function_name, code, message=None, after=0)`` — the next call of that function
   fails with that ``last_error`` (``None``/``False``/…); with ``after=N`` the N calls before it run
   normally and the (N+1)-th fails (e.g. a failure midway through a paged series). ``message``
@@ -440,6 +443,7 @@ def _apply(settings):
     _S.m1_cache = {}
     _S.tick_cache = {}
     _S.account = None
+    _S.script = []
     _S.request_id = 0
     # World mode (_world.py): an exported world serves the data functions instead of the generator.
     from . import _world
@@ -901,7 +905,81 @@ def _build_account():
 
 
 def _acct():
-    return _S.account or _build_account()
+    account = _S.account or _build_account()
+    while _S.script and _S.script[0]["at"] <= _S.now_server_ms:
+        _trade(account, _S.script.pop(0))
+    return account
+
+
+def _script(steps):
+    """Scripted trading: each step (a dict) happens when the stand-in's clock reaches its ``at``
+    (server ms; default now: at once; ``_advance`` moves the clock). Steps, MetaTrader's way:
+    ``{"op": "open", "ticket", "deal", "symbol", "type" (POSITION_TYPE_*), "volume", "price", "sl", "tp"}``
+    (an in deal and the position), ``{"op": "modify", "ticket", "sl", "tp"}``, ``{"op": "close",
+    "ticket", "deal", "volume" (default all: a partial close otherwise), "price", "profit"}`` (an out
+    deal; the balance takes the profit), ``{"op": "place", "ticket", "symbol", "type" (ORDER_TYPE_*),
+    "volume", "price"}``, ``{"op": "modify_order", "ticket", "price", "sl", "tp"}``, ``{"op": "cancel",
+    "ticket"}`` (the order into history, cancelled). Returns the steps still waiting."""
+    with _LOCK:
+        for step in steps:
+            step = dict(step)
+            step.setdefault("at", _S.now_server_ms)
+            _S.script.append(step)
+        _S.script.sort(key=lambda st: st["at"])
+        _acct()
+        return len(_S.script)
+
+
+def _with(record, **fields):
+    d = record._asdict()
+    d.update(fields)
+    return type(record)(tuple(d.values()))
+
+
+def _trade(account, step):
+    op, ticket, at = step["op"], int(step["ticket"]), int(step["at"])
+    s, ms = at // 1000, at
+    positions = dict((p.ticket, p) for p in account["positions"])
+    orders = dict((o.ticket, o) for o in account["orders"])
+    if op == "open":
+        ptype, volume, price = int(step.get("type", POSITION_TYPE_BUY)), float(step.get("volume", 0.1)), float(step.get("price", 1.1))
+        symbol = step.get("symbol", "EURUSD")
+        positions[ticket] = TradePosition((ticket, s, ms, s, ms, ptype, 0, ticket, POSITION_REASON_EXPERT, volume, price,
+                                           float(step.get("sl", 0.0)), float(step.get("tp", 0.0)), price, 0.0, 0.0, symbol, "", ""))
+        account["deals"].append(TradeDeal((int(step["deal"]), ticket, s, ms, DEAL_TYPE_BUY if ptype == POSITION_TYPE_BUY else DEAL_TYPE_SELL,
+                                           DEAL_ENTRY_IN, 0, ticket, DEAL_REASON_EXPERT, volume, price, 0.0, 0.0, 0.0, 0.0, symbol, "", "")))
+    elif op == "modify":
+        positions[ticket] = _with(positions[ticket], sl=float(step.get("sl", positions[ticket].sl)),
+                                  tp=float(step.get("tp", positions[ticket].tp)), time_update=s, time_update_msc=ms)
+    elif op == "close":
+        p = positions[ticket]
+        volume = float(step.get("volume", p.volume))
+        profit = float(step.get("profit", 0.0))
+        account["deals"].append(TradeDeal((int(step["deal"]), int(step["deal"]), s, ms,
+                                           DEAL_TYPE_SELL if p.type == POSITION_TYPE_BUY else DEAL_TYPE_BUY, DEAL_ENTRY_OUT, 0, ticket,
+                                           DEAL_REASON_EXPERT, volume, float(step.get("price", p.price_current)), 0.0, 0.0, profit,
+                                           0.0, p.symbol, "", "")))
+        account["balance"] = round(account["balance"] + profit, 2)
+        if volume >= p.volume:
+            del positions[ticket]
+        else:
+            positions[ticket] = _with(p, volume=round(p.volume - volume, 8), time_update=s, time_update_msc=ms)
+    elif op == "place":
+        volume, price = float(step.get("volume", 0.1)), float(step.get("price", 1.0))
+        orders[ticket] = TradeOrder((ticket, s, ms, 0, 0, 0, int(step.get("type", ORDER_TYPE_BUY_LIMIT)), ORDER_TIME_GTC,
+                                     ORDER_FILLING_RETURN, ORDER_STATE_PLACED, 0, 0, 0, ORDER_REASON_EXPERT, volume, volume, price,
+                                     0.0, 0.0, price, 0.0, step.get("symbol", "EURUSD"), "", ""))
+    elif op == "modify_order":
+        o = orders[ticket]
+        orders[ticket] = _with(o, price_open=float(step.get("price", o.price_open)), sl=float(step.get("sl", o.sl)),
+                               tp=float(step.get("tp", o.tp)))
+    elif op == "cancel":
+        o = orders.pop(ticket)
+        account["history_orders"].append(_with(o, state=ORDER_STATE_CANCELED, time_done=s, time_done_msc=ms, volume_current=0.0))
+    else:
+        raise ValueError("unknown scripted op %r" % (op,))
+    account["positions"] = sorted(positions.values(), key=lambda p: p.ticket)
+    account["orders"] = sorted(orders.values(), key=lambda o: o.ticket)
 
 # ====================================================================== argument handling
 
