@@ -5,7 +5,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 import { plain } from '../http/openapi.js';
-import { ALL_KINDS, EVENT_KINDS, SNAPSHOT_SCHEMA, type EventKind } from './event-kinds.js';
+import { ALL_KINDS, EVENT_KINDS, SEQ_SCHEMA, SNAPSHOT_SCHEMA, withSeq, type EventKind } from './event-kinds.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,13 +43,14 @@ export function asyncApiDocument(options: AsyncApiOptions): Json {
   const schemas: Json = {};
   for (const [name, summary, data] of events) {
     schemas[`${name}Data`] = plain(data);
+    schemas[`${name}SseData`] = plain(withSeq(data));
     messages[`sse.${name}`] = {
       name,
       title: `${name} (SSE)`,
       summary,
       contentType: 'application/json',
-      description: `An SSE event \`event: ${name}\`; the payload is its \`data:\` line.`,
-      payload: { $ref: `#/components/schemas/${name}Data` },
+      description: `An SSE event \`event: ${name}\`; the payload is its \`data:\` line, the kind's data with the connection's \`seq\` last.`,
+      payload: { $ref: `#/components/schemas/${name}SseData` },
     };
     messages[`ws.${name}`] = {
       name,
@@ -58,8 +59,13 @@ export function asyncApiDocument(options: AsyncApiOptions): Json {
       contentType: 'application/json',
       payload: {
         type: 'object',
-        required: ['event', 'data'],
-        properties: { event: { const: name }, event_id: { type: 'string', description: 'The position to resume from (`since`): ticks and deals' }, data: { $ref: `#/components/schemas/${name}Data` } },
+        required: ['event', 'data', 'seq'],
+        properties: {
+          event: { const: name },
+          event_id: { type: 'string', description: 'The position to resume from (`since`): ticks and deals' },
+          data: { $ref: `#/components/schemas/${name}Data` },
+          seq: plain(SEQ_SCHEMA),
+        },
       },
     };
   }

@@ -2,7 +2,7 @@
 // is, the JSON schema of its `data` and where it is served. It plays the route table's role for
 // events: the `kinds` validation of both adapters, the OpenAPI document's event schemas and the
 // docs' list are all read from here, so a kind exists everywhere or nowhere.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, TypeGuard, type TSchema } from '@sinclair/typebox';
 
 import { recordSchema } from '../http/record-schema.js';
 import { validationError, received } from '../http/problem.js';
@@ -150,10 +150,25 @@ export function parseKinds(names: readonly string[], what: string, readOnly: boo
   return kinds;
 }
 
-/** Every kind's data schema, and the snapshot's, as OpenAPI's `x-event-kinds` lists them. */
+/** The `seq` an SSE event's data ends with (sse.ts); a WebSocket message carries it beside `data`. */
+export const SEQ_SCHEMA = Type.Integer({ minimum: 1, description: "The event's number within its connection: 1, 2, 3… in the order written (events dropped for a slow client take none)" });
+
+/** An event's `data` as an SSE stream writes it: the kind's data with `seq` as its last member. */
+export function withSeq(schema: TSchema): TSchema {
+  if (TypeGuard.IsUnion(schema)) return Type.Union(schema.anyOf.map(withSeq), { title: schema.title });
+  if (TypeGuard.IsObject(schema)) {
+    const { properties, required: _required, type: _type, ...options } = schema;
+    void _required;
+    void _type;
+    return Type.Object({ ...properties, seq: SEQ_SCHEMA }, options);
+  }
+  return schema;
+}
+
+/** Every kind's data schema, and the snapshot's, as an SSE stream writes them (with `seq`): OpenAPI's `x-event-kinds`. */
 export function eventSchemas(): Record<string, TSchema> {
   const out: Record<string, TSchema> = {};
-  for (const k of ALL_KINDS) out[k] = EVENT_KINDS[k].data;
-  out.snapshot = SNAPSHOT_SCHEMA;
+  for (const k of ALL_KINDS) out[k] = withSeq(EVENT_KINDS[k].data);
+  out.snapshot = withSeq(SNAPSHOT_SCHEMA);
   return out;
 }

@@ -58,7 +58,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const ws = await WsClient.open(wsUrl(srv.base));
     t.teardown(() => ws.close());
     ws.send({ op: 'subscribe', kinds: ['deal', 'fills'], id: 'a' });
-    t.match((await ws.next('error')).problem, { status: 400, detail: /member "kinds" may hold tick, book, deal, order, position, account; received "fills"/ });
+    t.match((await ws.next('error')).problem, { status: 400, detail: /member "kinds" may hold tick, book, bar, deal, order, position, account; received "fills"/ });
     ws.send({ op: 'subscribe', kinds: ['position'], since: 'deal:1-2', id: 'b' });
     await ws.waitFor(() => ws.of('error').length === 2, WAIT_MS, 'the second error');
     t.match(ws.of('error')[1]?.problem, { status: 400, detail: /needs "deal" in member "kinds"/ });
@@ -67,6 +67,6 @@ void forEachAdapter(t, async (t, adapter) => {
     t.match(ws.of('error')[2]?.problem, { status: 400, detail: /needs a member "symbols".*for kinds tick/ });
     ws.send({ op: 'subscribe', kinds: ['deal'], symbols: ['EURUSD'], id: 'd' });
     await ws.waitFor(() => ws.of('error').length === 4, WAIT_MS, 'the fourth error');
-    t.match(ws.of('error')[3]?.problem, { status: 400, detail: /"symbols" applies to the kinds tick and book/ });
+    t.match(ws.of('error')[3]?.problem, { status: 400, detail: /"symbols" applies to the kinds tick, book and bar/ });
   });
 });

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 
-import { ALL_KINDS, EVENT_KINDS, SNAPSHOT_SCHEMA } from '../../src/events/event-kinds.js';
+import { ALL_KINDS, EVENT_KINDS, SNAPSHOT_SCHEMA, withSeq } from '../../src/events/event-kinds.js';
 import { forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
 import { SseClient } from '../helpers/sse.js';
 import { ScriptedAccount } from '../helpers/scripted-account.js';
@@ -75,8 +75,10 @@ void forEachAdapter(t, async (t, adapter) => {
     acc.close(800, 802, Date.now(), 3);
     await c.waitFor(() => ['deal', 'order', 'position', 'account'].every((k) => c.messages.some((m) => m.event === k)), 20_000, 'an event of each kind');
     for (const m of c.messages) {
-      const schema = m.event === 'snapshot' ? SNAPSHOT_SCHEMA : EVENT_KINDS[m.event as (typeof ALL_KINDS)[number]]?.data;
-      if (!schema) continue;
+      const kind = m.event === 'snapshot' ? SNAPSHOT_SCHEMA : EVENT_KINDS[m.event as (typeof ALL_KINDS)[number]]?.data;
+      if (!kind) continue;
+      // As an SSE stream writes it: the kind's data with the connection's seq last.
+      const schema = withSeq(kind);
       const data: unknown = JSON.parse(m.data);
       t.ok(Value.Check(schema, data), `${m.event}: ${[...Value.Errors(schema, data)].map((e) => `${e.path} ${e.message}`).join('; ') || 'valid'}`);
     }
