@@ -37,6 +37,7 @@ if (skip) {
     first.close();
     const seen = first.ticks;
     t.ok(seen.every((k) => SYMBOLS.includes(k.symbol)), 'listed symbols only');
+    t.same(first.messages.filter((m) => m.event === 'gap').map((m) => m.data), [], 'the first connection got every tick (no gap)');
 
     // The client missed everything after its third tick, and 3 s more happened while it was away.
     const kept = seen.slice(0, 3);

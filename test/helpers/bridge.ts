@@ -240,7 +240,10 @@ export async function steppedBridge(tt: Test, tickRate: number): Promise<Stepped
     bridge.kill();
   });
   await bridge.hook('_configure', [], { tick_rate: tickRate });
-  const gw = await startGateway(tt, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20' } });
+  // A queue far above the default 256 KB: the feed's first poll can come after many steps on a
+  // loaded machine and deliver them at once (a thousand ticks and more), which these suites must
+  // receive whole (they are not about slow consumers: slow-consumer.test.ts is).
+  const gw = await startGateway(tt, port, undefined, { env: { TRADEAPI_EVENTS_POLL_MS: '20', TRADEAPI_EVENTS_QUEUE_BYTES: String(16 * 1024 * 1024) } });
   const up = await waitFor(async () => ((await gw.get('/symbols/EURUSD/tick')).status === 200 ? true : undefined), patience(2_000));
   tt.ok(up, 'the bridge has its terminal');
   const advance = async (steps: number): Promise<void> => {
