@@ -559,6 +559,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's changes since a deal event id or an instant: the deals after it, and positions, orders and money now
+         * @description Give `since` (a deal event's id, `deal:<time_msc>-<ticket>`, as GET /events and /ws send it, or the `last_event_id` of a previous answer) or `date_from` (the deals from that instant on), not both. The answer holds at most `limit` deals (default 100, at most 1000) in history order; `more` says whether others follow, and `last_event_id` is where to go on from. Positions, pending orders and the account figures are the state now (a stream of account events sends the same as its snapshots). A poller and a stream resume from each other's ids: no deal is missed or repeated between them.
+         */
+        get: operations["get_account_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/order/check": {
         parameters: {
             query?: never;
@@ -588,7 +608,18 @@ export interface paths {
         };
         /**
          * Live ticks and market depth (Server-Sent Events)
-         * @description Server-Sent Events (`Accept: text/event-stream`), until the client leaves:
+         * @description Server-Sent Events (`Accept: text/event-stream`), until the client leaves. The kinds (`kinds`):
+         *     - `tick`: every new tick of a listed symbol, with its `symbol` and the fields and units of /symbols/{symbol}/tick.
+         *     - `book`: a listed symbol's market depth whenever it changes (needs a market-depth subscription; not in read-only mode).
+         *     - `bar`: every closed bar of a listed symbol in the custom period asked for (`period`, as GET /ticks/bars takes it), with the values GET /ticks/bars returns for it.
+         *     - `deal`: every new deal of the account, as /history/deals records it; resumable exactly (the event id names the last deal).
+         *     - `order`: a pending order opened, modified, filled or cancelled (`change`), with the order after the change (from the history when it left the book).
+         *     - `position`: a position opened, modified (SL/TP, volume, price) or closed (`change`), with the position after the change (for closed: as last seen).
+         *     - `account`: balance, credit, profit, equity, margin, margin_free, margin_level, at most every TRADEAPI_EVENTS_ACCOUNT_MS while they change.
+         *
+         *     The market kinds (tick, book, bar) need `symbols`; the account kinds (deal, order, position, account) need none and mix with them. A stream with order, position or account kinds first gets one `snapshot` event per such kind, `{"kind":"order","orders":[…]}`, `{"kind":"position","positions":[…]}`, `{"kind":"account","account":{…}}`, the full current state (also after every reconnect), then the changes: the client's state is snapshot + changes. With deal, every event id also names the last deal sent (`deal:<time_msc>-<ticket>`, after the ticks' (and bars') part and a `;`), and a reconnect with Last-Event-ID gets every deal after it from the deal history (also across a gateway restart), none twice. The account is polled every TRADEAPI_EVENTS_TRADE_MS (one poll for every client).
+         *
+         *     In detail:
          *     - `tick`: every new tick of a listed symbol; `data` is one JSON tick with its `symbol` and the fields and units of /symbols/{symbol}/tick. Ticks of one symbol come in time order; ticks of several are merged in time order per poll of the terminal (during a catch-up, one symbol after the other).
          *     - `book`: the depth `{"symbol", "time_msc", "book": [BookInfo…]}` of a listed symbol that has a market-depth subscription (POST /market-book/{symbol}/subscribe), whenever it changes (`time_msc`: when the gateway saw it). Not in read-only mode.
          *     - `gap`: events were left out: `{"reason": "slow-consumer", "dropped": N}` when this client did not keep up (its queue, TRADEAPI_EVENTS_QUEUE_BYTES, overflowed); `{"reason": "catch-up-window" | "catch-up-limit", "symbol", "from_msc", "to_msc"}` when a reconnect could not be caught up entirely (fetch that span from /ticks/range).
@@ -628,7 +659,8 @@ export interface paths {
          *     - `{"op":"subscribe","symbols":["EURUSD"],"kinds":["tick","book"],"format":"json"}` (kinds default ["tick"]; at most TRADEAPI_EVENTS_MAX_SYMBOLS distinct symbols per connection; format json or arrow, default: unchanged, JSON at first) → `{"event":"subscribed","symbols":[…],"kinds":[…],"format":"json","subscriptions":{"tick":[…],"book":[…]}}`. Resume: an optional `"since"`, the last event id the client saw, in the format of GET /events ids (one position per listed symbol, in the order of `symbols`; for one symbol, that tick's `event_id`), sends each newly subscribed symbol's missed ticks from the terminal's history first (the Last-Event-ID bounds: TRADEAPI_EVENTS_CATCHUP_MS back, TRADEAPI_EVENTS_CATCHUP_TICKS per symbol; what they leave out is a `gap` event {"reason":"catch-up-window"|"catch-up-limit","symbol","from_msc","to_msc"}), then the live ones, with neither a hole nor a repeat. It needs "tick" in kinds; a malformed `since` gets an `error` event (400). In read-only mode every subscribe with `since` counts as one request towards the rate limit (over it: a 429 `error` event, nothing subscribed).
          *     - Replay: `{"op":"subscribe","symbols":["EURUSD"],"start":"2024-01-10T13:55:00Z","speed":10}` (optional `end`, `since`; the refusals of GET /events?start=) → `subscribed` with a `replay` member, the history ticks, then `{"event":"replay-complete","data":{"symbols","ticks"}}` and live ticks, or with `end` a `replay-end` (nothing live subscribed). It runs beside the connection's other messages, one at a time; unsubscribing one of its symbols stops it.
          *     - Live bars: `{"op":"subscribe","symbols":["EURUSD"],"kinds":["bar"],"period":"5s"}` (optional `price`, and `bar_since`: one bar position per symbol to resume from, the last `event_id` of each) → `{"event":"bar","event_id":"<bar position>","data":{…}}` per closed bar, `data` as GET /events' bar events; one period per connection.
-         *     - `{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}` (both optional: all) → `{"event":"unsubscribed",…}`; no event of those follows the reply.
+         *     - Account events: `{"op":"subscribe","kinds":["deal","order","position","account"]}` (no symbols needed; mixes with ticks in one subscribe) → `subscribed` (its `subscriptions` gain an `account` list), then one `snapshot` event per state kind (order, position, account: the full current state, again on every subscribe that adds account kinds), then `{"event":"deal","event_id":"deal:<time_msc>-<ticket>","data":{…}}`, `{"event":"order","data":{"change","order"}}`, `{"event":"position","data":{"change","position"}}`, `{"event":"account","data":{…}}` as in GET /events. `"since":"deal:<time_msc>-<ticket>"` (a deal event's `event_id`; or after a tick id and a `;`) sends every deal after it from the deal history first, none twice.
+         *     - `{"op":"unsubscribe","symbols":["EURUSD"],"kinds":["book"]}` (both optional: all; symbols without kinds: their tick, book and bar) → `{"event":"unsubscribed",…}`; no event of those follows the reply.
          *     - `{"op":"ping"}` → `{"event":"pong"}`; `{"op":"auth","key":"…"}` → `{"event":"authenticated"}` (the right key only; see above).
          *
          *     Server messages (JSON text frames, each ending with `"seq":N`: 1, 2, 3… in the order this connection sent them, replies and errors included; Arrow binary frames carry none):
@@ -985,13 +1017,13 @@ export interface operations {
                      *       "margin_mode": 2,
                      *       "currency_digits": 2,
                      *       "fifo_close": false,
-                     *       "balance": 10000,
+                     *       "balance": 9983.25,
                      *       "credit": 0,
-                     *       "profit": -10.07,
-                     *       "equity": 9989.93,
-                     *       "margin": 65.94,
-                     *       "margin_free": 9923.99,
-                     *       "margin_level": 15150.030330603578,
+                     *       "profit": -8,
+                     *       "equity": 9975.25,
+                     *       "margin": 122.61,
+                     *       "margin_free": 9852.64,
+                     *       "margin_level": 8135.755647989561,
                      *       "margin_so_call": 50,
                      *       "margin_so_so": 30,
                      *       "margin_initial": 0,
@@ -3486,44 +3518,44 @@ export interface operations {
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916045,
-                     *         "time": 1704705631,
-                     *         "time_msc": 1704705631299,
-                     *         "time_update": 1704705631,
-                     *         "time_update_msc": 1704705631299,
+                     *         "ticket": 50916080,
+                     *         "time": 1704731133,
+                     *         "time_msc": 1704731133195,
+                     *         "time_update": 1704731133,
+                     *         "time_update_msc": 1704731133195,
                      *         "type": 0,
-                     *         "magic": 0,
-                     *         "identifier": 50916045,
+                     *         "magic": 234000,
+                     *         "identifier": 50916080,
                      *         "reason": 3,
-                     *         "volume": 0.02,
-                     *         "price_open": 1.1946,
+                     *         "volume": 0.01,
+                     *         "price_open": 1.06891,
                      *         "sl": 0,
                      *         "tp": 0,
-                     *         "price_current": 1.20143,
-                     *         "swap": -0.16,
-                     *         "profit": 13.66,
-                     *         "symbol": "GBPUSD",
+                     *         "price_current": 1.07334,
+                     *         "swap": -0.14,
+                     *         "profit": 4.43,
+                     *         "symbol": "EURUSD",
                      *         "comment": "",
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916060,
-                     *         "time": 1704721056,
-                     *         "time_msc": 1704721056532,
-                     *         "time_update": 1704721056,
-                     *         "time_update_msc": 1704721056532,
-                     *         "type": 1,
-                     *         "magic": 234000,
-                     *         "identifier": 50916060,
+                     *         "ticket": 50916118,
+                     *         "time": 1704731807,
+                     *         "time_msc": 1704731807423,
+                     *         "time_update": 1704861193,
+                     *         "time_update_msc": 1704861193731,
+                     *         "type": 0,
+                     *         "magic": 100500,
+                     *         "identifier": 50916118,
                      *         "reason": 3,
-                     *         "volume": 0.02,
-                     *         "price_open": 0.5706,
-                     *         "sl": 0.58772,
-                     *         "tp": 0.54207,
-                     *         "price_current": 0.5746,
-                     *         "swap": -0.02,
-                     *         "profit": -8,
-                     *         "symbol": "AUDUSD",
+                     *         "volume": 0.01,
+                     *         "price_open": 153.254,
+                     *         "sl": 148.656,
+                     *         "tp": 160.917,
+                     *         "price_current": 152.467,
+                     *         "swap": 0.19,
+                     *         "profit": -5.16,
+                     *         "symbol": "USDJPY",
                      *         "comment": "",
                      *         "external_id": ""
                      *       }
@@ -3620,7 +3652,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "total": 6
+                     *       "total": 9
                      *     }
                      */
                     "application/json": {
@@ -3730,32 +3762,6 @@ export interface operations {
                      *         "external_id": ""
                      *       },
                      *       {
-                     *         "ticket": 50916137,
-                     *         "time_setup": 1704790846,
-                     *         "time_setup_msc": 1704790846028,
-                     *         "time_done": 0,
-                     *         "time_done_msc": 0,
-                     *         "time_expiration": 0,
-                     *         "type": 2,
-                     *         "type_time": 0,
-                     *         "type_filling": 2,
-                     *         "state": 1,
-                     *         "magic": 234000,
-                     *         "position_id": 0,
-                     *         "position_by_id": 0,
-                     *         "reason": 3,
-                     *         "volume_initial": 0.02,
-                     *         "volume_current": 0.02,
-                     *         "price_open": 61844.04,
-                     *         "sl": 0,
-                     *         "tp": 0,
-                     *         "price_current": 62981.1,
-                     *         "price_stoplimit": 0,
-                     *         "symbol": "BTCUSD",
-                     *         "comment": "",
-                     *         "external_id": ""
-                     *       },
-                     *       {
                      *         "ticket": 50916160,
                      *         "time_setup": 1704798023,
                      *         "time_setup_msc": 1704798023351,
@@ -3778,6 +3784,32 @@ export interface operations {
                      *         "price_current": 0.87853,
                      *         "price_stoplimit": 0,
                      *         "symbol": "USDCHF",
+                     *         "comment": "",
+                     *         "external_id": ""
+                     *       },
+                     *       {
+                     *         "ticket": 50916316,
+                     *         "time_setup": 1704850511,
+                     *         "time_setup_msc": 1704850511702,
+                     *         "time_done": 0,
+                     *         "time_done_msc": 0,
+                     *         "time_expiration": 0,
+                     *         "type": 2,
+                     *         "type_time": 0,
+                     *         "type_filling": 2,
+                     *         "state": 1,
+                     *         "magic": 100500,
+                     *         "position_id": 0,
+                     *         "position_by_id": 0,
+                     *         "reason": 3,
+                     *         "volume_initial": 0.02,
+                     *         "volume_current": 0.02,
+                     *         "price_open": 162.972,
+                     *         "sl": 161.342,
+                     *         "tp": 165.417,
+                     *         "price_current": 163.673,
+                     *         "price_stoplimit": 0,
+                     *         "symbol": "EURJPY",
                      *         "comment": "",
                      *         "external_id": ""
                      *       }
@@ -3879,7 +3911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "total": 4
+                     *       "total": 8
                      *     }
                      */
                     "application/json": {
@@ -3968,6 +4000,58 @@ export interface operations {
                 content: {
                     /**
                      * @example [
+                     *       {
+                     *         "ticket": 50916137,
+                     *         "time_setup": 1704790846,
+                     *         "time_setup_msc": 1704790846028,
+                     *         "time_done": 1704845153,
+                     *         "time_done_msc": 1704845153651,
+                     *         "time_expiration": 0,
+                     *         "type": 2,
+                     *         "type_time": 0,
+                     *         "type_filling": 2,
+                     *         "state": 2,
+                     *         "magic": 234000,
+                     *         "position_id": 0,
+                     *         "position_by_id": 0,
+                     *         "reason": 3,
+                     *         "volume_initial": 0.02,
+                     *         "volume_current": 0.02,
+                     *         "price_open": 61844.04,
+                     *         "sl": 0,
+                     *         "tp": 0,
+                     *         "price_current": 64081.74,
+                     *         "price_stoplimit": 0,
+                     *         "symbol": "BTCUSD",
+                     *         "comment": "",
+                     *         "external_id": ""
+                     *       },
+                     *       {
+                     *         "ticket": 50916181,
+                     *         "time_setup": 1704816002,
+                     *         "time_setup_msc": 1704816002539,
+                     *         "time_done": 1704845988,
+                     *         "time_done_msc": 1704845988079,
+                     *         "time_expiration": 0,
+                     *         "type": 4,
+                     *         "type_time": 0,
+                     *         "type_filling": 2,
+                     *         "state": 2,
+                     *         "magic": 0,
+                     *         "position_id": 0,
+                     *         "position_by_id": 0,
+                     *         "reason": 3,
+                     *         "volume_initial": 0.01,
+                     *         "volume_current": 0.01,
+                     *         "price_open": 2449.69,
+                     *         "sl": 2400.7,
+                     *         "tp": 2547.68,
+                     *         "price_current": 2380.67,
+                     *         "price_stoplimit": 0,
+                     *         "symbol": "XAUUSD",
+                     *         "comment": "",
+                     *         "external_id": ""
+                     *       },
                      *       {
                      *         "ticket": 50916216,
                      *         "time_setup": 1704838702,
@@ -4105,7 +4189,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "total": 1
+                     *       "total": 3
                      *     }
                      */
                     "application/json": {
@@ -4376,6 +4460,157 @@ export interface operations {
             };
         };
     };
+    get_account_changes: {
+        parameters: {
+            query?: {
+                /** @description A deal event's id (deal:<time_msc>-<ticket>): the deals after it */
+                since?: string;
+                /** @description Or: the deals from this instant on */
+                date_from?: string;
+                /** @description Deals in the answer at most, 1 to 1000 (default 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deals after the position asked for, and the state now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The deals after the position asked for, in history order (time, then ticket), as /history/deals records them */
+                        deals: {
+                            ticket: number;
+                            order: number;
+                            time: number;
+                            time_msc: number;
+                            type: number;
+                            entry: number;
+                            magic: number;
+                            position_id: number;
+                            reason: number;
+                            volume: number;
+                            price: number;
+                            commission: number;
+                            swap: number;
+                            profit: number;
+                            fee: number;
+                            symbol: string;
+                            comment: string;
+                            external_id: string;
+                        }[];
+                        /** @description More deals follow: ask again with since=last_event_id */
+                        more: boolean;
+                        /** @description Where the next request goes on from (since=): the last deal's id as deal events carry it (deal:<time_msc>-<ticket>); the position asked for when no deal came after it */
+                        last_event_id: string | null;
+                        /** @description The open positions now (positions_get()) */
+                        positions: {
+                            ticket: number;
+                            time: number;
+                            time_msc: number;
+                            time_update: number;
+                            time_update_msc: number;
+                            type: number;
+                            magic: number;
+                            identifier: number;
+                            reason: number;
+                            volume: number;
+                            price_open: number;
+                            sl: number;
+                            tp: number;
+                            price_current: number;
+                            swap: number;
+                            profit: number;
+                            symbol: string;
+                            comment: string;
+                            external_id: string;
+                        }[];
+                        /** @description The pending orders now (orders_get()) */
+                        orders: {
+                            ticket: number;
+                            time_setup: number;
+                            time_setup_msc: number;
+                            time_done: number;
+                            time_done_msc: number;
+                            time_expiration: number;
+                            type: number;
+                            type_time: number;
+                            type_filling: number;
+                            state: number;
+                            magic: number;
+                            position_id: number;
+                            position_by_id: number;
+                            reason: number;
+                            volume_initial: number;
+                            volume_current: number;
+                            price_open: number;
+                            sl: number;
+                            tp: number;
+                            price_current: number;
+                            price_stoplimit: number;
+                            symbol: string;
+                            comment: string;
+                            external_id: string;
+                        }[];
+                        /**
+                         * AccountMoney
+                         * @description The account's money now (account_info()'s figures that account events carry; the answer's Date header says when)
+                         */
+                        account: {
+                            balance: number;
+                            credit: number;
+                            profit: number;
+                            equity: number;
+                            margin: number;
+                            margin_free: number;
+                            margin_level: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Validation Failed (/errors/validation-error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error (/errors/internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Terminal Error (/errors/terminal-error) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Terminal Unavailable (/errors/terminal-unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     order_check: {
         parameters: {
             query?: {
@@ -4440,12 +4675,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "retcode": 0,
-                     *       "balance": 10000,
-                     *       "equity": 9989.93,
-                     *       "profit": -10.07,
-                     *       "margin": 1065.94,
-                     *       "margin_free": 8923.99,
-                     *       "margin_level": 937.1944011858078,
+                     *       "balance": 9983.25,
+                     *       "equity": 9975.25,
+                     *       "profit": -8,
+                     *       "margin": 1102.61,
+                     *       "margin_free": 8872.64,
+                     *       "margin_level": 904.6943162133484,
                      *       "comment": "Done",
                      *       "request": {
                      *         "action": 1,
@@ -4577,10 +4812,10 @@ export interface operations {
     };
     get_events: {
         parameters: {
-            query: {
-                /** @description Comma-separated symbols, e.g. EURUSD,USDJPY */
-                symbols: string;
-                /** @description Comma-separated event kinds: tick (default), book, bar (with period) */
+            query?: {
+                /** @description Comma-separated symbols, e.g. EURUSD,USDJPY (for the kinds tick, book and bar) */
+                symbols?: string;
+                /** @description Comma-separated event kinds: tick, book, bar, deal, order, position, account (default tick; bar with period) */
                 kinds?: string;
                 /** @description With kinds=bar: the period of the live bars, as GET /ticks/bars takes it (90s, 3m, 2h, 1d, 1w, ticks:500, volume:100); one bar event per closed bar */
                 period?: string;

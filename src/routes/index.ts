@@ -1,6 +1,7 @@
 // The route table: every endpoint of the service, plus its docs, in one list.
 import type { Route } from '../http/route.js';
 import type { Logger } from '../log.js';
+import { accountChangeRoutes } from './account-changes.js';
 import { calcRoutes } from './calc.js';
 import { docsRoutes } from './docs.js';
 import { eventRoutes } from './events.js';
@@ -30,6 +31,7 @@ export const apiRoutes: readonly Route[] = [
   ...calcRoutes,
   ...tradingRoutes,
   ...historyRoutes,
+  ...accountChangeRoutes,
   ...orderCheckRoutes,
   ...eventRoutes,
   ...metricsRoutes,

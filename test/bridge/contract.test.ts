@@ -42,7 +42,9 @@ const NOW_MS = Date.UTC(2024, 0, 10, 12); // a Wednesday noon: FX open, the stoc
 const H = 3600_000;
 const D = 24 * H;
 const SYMBOLS = ['EURUSD', 'USDJPY', 'XAUUSD', 'AAPL'];
-const CONFIG: SimConfig & { nowMs: number } = { seed: 42, nowMs: NOW_MS, accountAnchor: Date.UTC(2024, 0, 10) / 1000, symbols: SYMBOLS };
+// The trading schedule off (tradesPerHour 0): the account as generated up to the anchor, which the
+// requests below rely on (gold in no position or order); the living account has suites of its own.
+const CONFIG: SimConfig & { nowMs: number } = { seed: 42, nowMs: NOW_MS, accountAnchor: Date.UTC(2024, 0, 10) / 1000, symbols: SYMBOLS, tradesPerHour: 0 };
 const AAPL_DAY = Date.UTC(2024, 0, 9); // its cash session: 14:30-21:00 UTC
 const TICKS_FROM: Record<string, number> = { EURUSD: NOW_MS - 3 * H, USDJPY: NOW_MS - 3 * H, XAUUSD: NOW_MS - 3 * H, AAPL: AAPL_DAY + 14 * H };
 const M1 = 1;
@@ -207,6 +209,7 @@ function requests(k: Tickets): Req[] {
     get('/version'),
     get('/terminal'),
     get('/account'),
+    get('/account/changes?date_from=2024-01-02T00:00:00Z&limit=50'),
     get('/last-error', { note: 'after successful calls' }),
     get('/symbols'),
     get('/symbols/total'),
@@ -259,6 +262,7 @@ function requests(k: Tickets): Req[] {
     get('/last-error', { note: 'after the series' }),
 
     get('/openapi.json'),
+    get('/asyncapi.json'),
     get('/docs'),
     get('/docs/swagger-initializer.js'),
   ];

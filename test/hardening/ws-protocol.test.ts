@@ -84,7 +84,7 @@ await forEachAdapter(t, async (t, adapter) => {
     t.match(m.problem?.detail, /unknown member "__proto__"/);
     const pong = c.next('pong');
     c.send({ op: 'ping', id: 'still' });
-    t.same(await pong, { event: 'pong', id: 'still' }, 'the connection stays open and serves');
+    t.same(await pong, { event: 'pong', id: 'still', seq: c.messages.length }, 'the connection stays open and serves (its latest message)');
   });
 
   t.test('inherited-member ops count towards the bad-message cap (1008 after 20)', async (t) => {
@@ -104,7 +104,7 @@ await forEachAdapter(t, async (t, adapter) => {
     t.teardown(() => right.close());
     const ok = right.next('authenticated');
     right.send({ op: 'auth', key: KEY, id: 'r' });
-    t.same(await ok, { event: 'authenticated', id: 'r' }, 'the right key again: authenticated');
+    t.same(await ok, { event: 'authenticated', id: 'r', seq: right.messages.length }, 'the right key again: authenticated (its latest message)');
 
     const c = await WsClient.open(wsUrl(srv), { 'x-api-key': KEY });
     t.teardown(() => c.close());
