@@ -1,9 +1,13 @@
 // GET /asyncapi.json: the AsyncAPI 3.0 document of the live events, generated from the event-kind
-// registry: every kind on both channels with the registry's schema, every $ref resolving, the
+// registry: valid against the AsyncAPI Initiative's 3.0.0 JSON Schema (@asyncapi/specs, with Ajv), every kind on both channels with the registry's schema, every $ref resolving, the
 // read-only variant without the kinds it does not serve; and the events a stream really sends
 // (ticks, deals, snapshots, changes) match the registry's schemas.
+import { createRequire } from 'node:module';
+
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 
 import { ALL_KINDS, EVENT_KINDS, SNAPSHOT_SCHEMA, withSeq } from '../../src/events/event-kinds.js';
 import { forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
@@ -13,6 +17,17 @@ import { ScriptedAccount } from '../helpers/scripted-account.js';
 const sim = simTerminal();
 t.teardown(() => sim.close());
 type Json = Record<string, unknown>;
+
+/**
+ * The AsyncAPI 3.0.0 JSON Schema (the AsyncAPI Initiative's own, @asyncapi/specs, pinned) as a
+ * validator: what a document must be for AsyncAPI tooling (generators, Studio) to read it.
+ */
+const specs = createRequire(import.meta.url)('@asyncapi/specs') as { schemas: Record<string, object> };
+// The specs embed the draft-07 meta-schema among their definitions: Ajv's own copy would clash with it.
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, meta: false, validateSchema: false });
+addFormats.default(ajv);
+const validAsyncApi = ajv.compile(specs.schemas['3.0.0'] as object);
+const asyncApiErrors = (doc: unknown): string[] => (validAsyncApi(doc) ? [] : (validAsyncApi.errors ?? []).slice(0, 10).map((e) => `${e.instancePath} ${e.message ?? ''}`));
 
 /** Every {$ref} in `doc` resolves inside it. */
 function unresolved(doc: Json): string[] {
@@ -38,6 +53,8 @@ void forEachAdapter(t, async (t, adapter) => {
     t.match(res.headers.get('content-type'), /^application\/json/);
     const doc = (await res.json()) as Json;
     t.equal(doc.asyncapi, '3.0.0');
+    t.same(asyncApiErrors(doc), [], 'valid against the AsyncAPI 3.0.0 schema');
+    t.ok(asyncApiErrors({ ...doc, operations: { receiveEvents: { action: 'fetch', channel: { $ref: '#/channels/events' } } } }).length > 0, 'which refuses a broken document (an action that is neither send nor receive)');
     t.same(unresolved(doc), [], 'every $ref resolves');
     const channels = doc.channels as Record<string, Json>;
     t.equal(channels.events?.address, '/events');
@@ -57,6 +74,7 @@ void forEachAdapter(t, async (t, adapter) => {
     const srv = await serveReadOnly(t, adapter, sim);
     t.equal((await srv.get('/api/v1/asyncapi.json')).status, 401, 'behind the key, as /openapi.json');
     const doc = (await (await srv.get('/api/v1/asyncapi.json', { headers: { 'x-api-key': READ_ONLY_KEY } })).json()) as Json;
+    t.same(asyncApiErrors(doc), [], 'valid against the AsyncAPI 3.0.0 schema');
     const messages = ((doc.channels as Record<string, Json>).events as Json).messages as Json;
     t.equal(((doc.channels as Record<string, Json>).events as Json).address, '/api/v1/events');
     t.notOk(messages.book, 'no book events in read-only mode');
