@@ -74,6 +74,9 @@ Test hooks (module functions starting with ``_``; the real module has none of th
 * ``_set_delay(seconds)`` — every call (except ``last_error``) sleeps first: a slow terminal.
 * env ``MT5_STUB_SERIES_MS=ms`` — every ``copy_*`` call sleeps that long first, without CPU: the time
   a real terminal takes to produce a series window in its own process (bench/priority.ts).
+* env ``MT5_STUB_WALL_SCRIPT=/path.json`` — ``_script`` steps (a JSON list) that carry ``wall_ms``
+  instead of ``at``: each happens once the wall clock (not the stand-in's) reaches it, so that a
+  bench can time when a change reached a client (bench/account-events.ts --terminal bridge).
 * ``_advance(ms)`` — the clock moves on by ``ms`` with all state kept: new ticks appear, as live
   (returns the new now in server ms).
 * ``_script(steps)`` — scripted trading at given times: positions opened, modified, partly or
@@ -96,6 +99,7 @@ Test hooks (module functions starting with ``_``; the real module has none of th
 """
 
 import calendar
+import json
 import operator
 import os
 import threading
@@ -444,6 +448,12 @@ def _apply(settings):
     _S.tick_cache = {}
     _S.account = None
     _S.script = []
+    wall = os.environ.get("MT5_STUB_WALL_SCRIPT")
+    if wall:
+        with open(wall) as f:
+            _S.wall_script = sorted((dict(step) for step in json.load(f)), key=lambda st: st["wall_ms"])
+    else:
+        _S.wall_script = []
     _S.request_id = 0
     # World mode (_world.py): an exported world serves the data functions instead of the generator.
     from . import _world
@@ -908,6 +918,12 @@ def _acct():
     account = _S.account or _build_account()
     while _S.script and _S.script[0]["at"] <= _S.now_server_ms:
         _trade(account, _S.script.pop(0))
+    if _S.wall_script:
+        wall_ms = _time.time() * 1000
+        while _S.wall_script and _S.wall_script[0]["wall_ms"] <= wall_ms:
+            step = _S.wall_script.pop(0)
+            step.setdefault("at", _S.now_server_ms)
+            _trade(account, step)
     return account
 
 
