@@ -10,10 +10,11 @@
 // history is read only the feed's position is noted, and history is read again up to it until
 // nothing is left; then the fold takes the feed's deliveries, each tick after the last folded.
 //
-// When a bar closes: on the first tick at or after its end (the fold's own rule), or once the
-// terminal's clock has passed its end by one poll interval without such a tick. The terminal's
-// clock is the wall clock plus the offset its latest tick shows (a tick is never stamped after the
-// terminal's now, so the estimate lags: a bar is never closed early on that account).
+// When a bar closes: on the first tick at or after its end (the fold's own rule), or, without such
+// a tick, once a poll of its symbol that began past its end on the terminal's clock has been
+// delivered (the feed's polledAt: about one poll interval after the end, later when polls lag). The
+// terminal's clock is the wall clock plus the offset its latest tick shows (a tick is never stamped
+// after the terminal's now, so the estimate lags: a bar is never closed early on that account).
 //
 // Positions, per symbol: a time bar's `time` (its open, UTC seconds); a tick or volume bar's closing
 // time in ms times 1000 plus its index among the bars closing in that millisecond (several such
@@ -203,6 +204,8 @@ export class LiveBars {
   private clockOffsetMs = -Infinity;
   /** Bars closed before a sink was attached (the stream's start), sent first. */
   private held: LiveBar[] = [];
+  /** The hub's tick feed (its polls say how far the terminal's ticks have come). */
+  private feed: TickFeed | undefined;
   private sink: ((bars: readonly LiveBar[]) => void) | undefined;
   /** Spans a resume could not reach. */
   readonly gaps: BarGap[] = [];
@@ -220,6 +223,7 @@ export class LiveBars {
    */
   static async open(feed: TickFeed, terminal: Terminal, req: LiveBarsRequest): Promise<LiveBars> {
     const bars = new LiveBars(terminal, req);
+    bars.feed = feed;
     try {
       const sub = await feed.subscribe(req.symbols.map((s) => s.symbol), (ticks) => bars.onTicks(ticks));
       bars.sub = sub;
@@ -340,16 +344,22 @@ export class LiveBars {
     this.send(out);
   }
 
-  /** Bars that saw no closing tick close once the terminal's clock is one poll past their end. */
+  /**
+   * Bars that saw no closing tick close once a poll of their symbol that began past their end (on
+   * the terminal's clock) has been delivered: every tick before the end has then come. Not on the
+   * wall clock alone: on a loaded machine a poll can come several intervals late, and its ticks
+   * would fall into a bar already sent.
+   */
   private onClock(): void {
-    if (!Number.isFinite(this.clockOffsetMs)) return;
-    const nowUtc = Date.now() + this.clockOffsetMs - this.req.pollMs;
+    if (!Number.isFinite(this.clockOffsetMs) || !this.feed) return;
     const zone = this.req.zone;
-    const nowServer = zone ? zone.toServerMs(nowUtc) : nowUtc;
     const out: LiveBar[] = [];
     for (const fold of this.folds) {
       if (!fold.live) continue;
-      fold.builder.closeDue(nowServer);
+      const polledAt = this.feed.polledAt(fold.spec.symbol);
+      if (polledAt === undefined) continue;
+      const nowUtc = polledAt + this.clockOffsetMs;
+      fold.builder.closeDue(zone ? zone.toServerMs(nowUtc) : nowUtc);
       fold.drain(out);
     }
     this.send(out);

@@ -51,6 +51,11 @@ interface Poller {
   readonly listeners: Set<Subscriber>;
   /** The first poll (the baseline: the symbol's latest tick) is done. */
   readonly ready: Promise<void>;
+  /**
+   * When (wall clock, ms) the latest completed poll of the symbol began: every tick the terminal had
+   * by then has been delivered (live bars close a bar without a tick only past it).
+   */
+  polledAt?: number;
 }
 
 interface Subscriber {
@@ -93,6 +98,11 @@ export class TickFeed {
    * Starts delivering the new ticks of `symbols` to `listener`. Resolves once every symbol has a
    * baseline; rejects (and leaves nothing behind) if one cannot be had, e.g. an unknown symbol.
    */
+  /** When (wall clock, ms) the latest complete poll of `symbol` began, its ticks delivered; undefined before one. */
+  polledAt(symbol: string): number | undefined {
+    return this.pollers.get(symbol)?.polledAt;
+  }
+
   async subscribe(symbols: readonly string[], listener: TickListener): Promise<TickSubscription> {
     if (this.stopped) throw new TerminalError('unavailable', -1, 'the server is shutting down');
     const subscriber: Subscriber = { symbols, key: symbols.join('\u0000'), listener };
@@ -175,15 +185,17 @@ export class TickFeed {
     this.cycling = true;
     let again = false;
     const fresh = new Map<string, FeedTick[]>();
+    /** When each complete poll began: published with its ticks (after the delivery), not before. */
+    const polled = new Map<Poller, number>();
     try {
-      const polled = [...this.pollers.entries()];
       await Promise.all(
-        polled.map(async ([symbol, poller]) => {
+        [...this.pollers.entries()].map(async ([symbol, poller]) => {
           await poller.ready.catch(() => undefined);
           let rows: Tick[];
           // The boundary rows come again: ask for them on top, so that a millisecond with more
           // ticks than one poll takes still makes progress.
           const want = poller.boundaryCount + this.maxTicks;
+          const began = Date.now();
           try {
             rows = await this.fetch(symbol, poller.lastMsc, want);
           } catch (e) {
@@ -194,10 +206,13 @@ export class TickFeed {
           if (rows.length >= want) again = true;
           const out: FeedTick[] = [];
           this.advance(poller, rows, (tick, seq) => out.push({ symbol, seq, tick }));
+          // Not while the answer was cut at `want`: more of that span is still to come.
+          if (rows.length < want) polled.set(poller, began);
           if (out.length > 0) fresh.set(symbol, out);
         }),
       );
       if (fresh.size > 0) this.deliver(fresh);
+      for (const [poller, began] of polled) poller.polledAt = began;
     } finally {
       this.cycling = false;
       if (this.pollers.size > 0 && !this.stopped) {
