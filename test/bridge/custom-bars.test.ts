@@ -3,7 +3,7 @@
 // bars of that timeframe (built from the same ticks by its M1 aggregation), field for field.
 import t from 'tap';
 
-import { Bridge, SECRET, freePort, prepareVenv, startGateway } from '../helpers/bridge.js';
+import { bridgedGateway, prepareVenv } from '../helpers/bridge.js';
 
 type Row = Record<string, number>;
 const RATE_FIELDS = ['time', 'open', 'high', 'low', 'close', 'tick_volume', 'spread', 'real_volume'] as const;
@@ -12,21 +12,13 @@ const skip = prepareVenv();
 if (skip) {
   t.plan(0, `bridge tests need Python 3 with venv: ${skip}`);
 } else {
-  const port = await freePort();
-  const bridge = await Bridge.start(port, SECRET, { args: ['--probe-interval', '3600'] });
-  t.teardown(() => bridge.kill());
-  const { get } = await startGateway(t, port);
-  const json = async (p: string): Promise<Row[]> => {
-    const res = await get(p);
-    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Row[];
-  };
+  const { get, json } = await bridgedGateway(t);
   // The stand-in's clock reads 2024-12-20 16:00 UTC: these days are complete.
   const range = 'date_from=2024-12-16T00:00:00Z&date_to=2024-12-18T23:59:59Z';
   for (const [period, timeframe] of [['1m', 'TIMEFRAME_M1'], ['5m', 'TIMEFRAME_M5'], ['1h', 'TIMEFRAME_H1'], ['4h', 'TIMEFRAME_H4'], ['1d', 'TIMEFRAME_D1']] as const) {
     t.test(`${period} over the bridge = the bridge's ${timeframe}`, async (t) => {
-      const rates = await json(`/rates/range?symbol=EURUSD&timeframe=${timeframe}&${range}`);
-      const bars = await json(`/ticks/bars?symbol=EURUSD&period=${period}&${range}`);
+      const rates = await json<Row[]>(`/rates/range?symbol=EURUSD&timeframe=${timeframe}&${range}`);
+      const bars = await json<Row[]>(`/ticks/bars?symbol=EURUSD&period=${period}&${range}`);
       t.ok(rates.length > 2, `${rates.length} bars`);
       t.same(bars.map((b) => Object.fromEntries(RATE_FIELDS.map((f) => [f, b[f]]))), rates, 'field for field');
     });
@@ -41,7 +33,7 @@ if (skip) {
     t.equal(packed.length % 60, 0, 'whole tick records');
     const count = packed.length / 60;
     const timeMsc = (i: number): number => Number(packed.readBigInt64LE(i * 60 + 40));
-    const bars = await json(`/ticks/bars?symbol=EURUSD&period=ticks:500&${day}`);
+    const bars = await json<Row[]>(`/ticks/bars?symbol=EURUSD&period=ticks:500&${day}`);
     t.ok(bars.length > 10, `${bars.length} bars`);
     t.equal(bars.reduce((n, b) => n + b.tick_volume!, 0), count, `${count} ticks`);
     t.ok(bars.slice(0, -1).every((b) => b.tick_volume === 500), 'five hundred a bar, the day\'s last one short');

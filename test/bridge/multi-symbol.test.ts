@@ -5,7 +5,7 @@
 // work, several windows in flight at once.
 import t from 'tap';
 
-import { Bridge, SECRET, freePort, prepareVenv, startGateway } from '../helpers/bridge.js';
+import { bridgedGateway, prepareVenv } from '../helpers/bridge.js';
 
 type Row = Record<string, unknown>;
 
@@ -13,15 +13,7 @@ const skip = prepareVenv();
 if (skip) {
   t.plan(0, `bridge tests need Python 3 with venv: ${skip}`);
 } else {
-  const port = await freePort();
-  const bridge = await Bridge.start(port, SECRET, { args: ['--probe-interval', '3600'] });
-  t.teardown(() => bridge.kill());
-  const { get } = await startGateway(t, port);
-  const json = async (p: string): Promise<Row[]> => {
-    const res = await get(p);
-    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Row[];
-  };
+  const { get, json } = await bridgedGateway(t);
   /** Each symbol's own answer, tagged, stably sorted by `key` then list order. */
   const reference = async (route: string, names: readonly string[], query: string, key: string): Promise<Row[]> => {
     const tagged: { row: Row; at: number; n: number }[] = [];

@@ -213,6 +213,23 @@ export async function startGateway(tt: Test, port: number, secret = SECRET, opti
   return { get: (p: string, init?: RequestInit) => fetch(base + p, init), terminal, base };
 }
 
+/**
+ * A bridge over the stand-in (its probe quiet: no terminal check during the suite) and a gateway in
+ * front of it, both stopped at the end of `tt`; `json` GETs a path and throws unless it answers 200.
+ */
+export async function bridgedGateway(tt: Test): Promise<{ get: Get; json: <T = Array<Record<string, unknown>>>(p: string) => Promise<T> }> {
+  const port = await freePort();
+  const bridge = await Bridge.start(port, SECRET, { args: ['--probe-interval', '3600'] });
+  tt.teardown(() => bridge.kill());
+  const { get } = await startGateway(tt, port);
+  const json = async <T,>(p: string): Promise<T> => {
+    const res = await get(p);
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  return { get, json };
+}
+
 /** startGateway's fetch alone (what client.test.ts uses). */
 export async function gateway(tt: Test, port: number, secret = SECRET): Promise<Get> {
   return (await startGateway(tt, port, secret)).get;
