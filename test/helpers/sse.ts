@@ -30,6 +30,8 @@ export class SseClient {
   /** Resolves when the response ends: 'end' for a clean end, 'error' when the connection broke. */
   readonly ended: Promise<'end' | 'error'>;
   private waiters: Array<() => void> = [];
+  private parsedTicks: Array<TickData & { id: string | undefined }> = [];
+  private parsedUpTo = 0;
   private resolveEnded!: (how: 'end' | 'error') => void;
 
   private constructor(
@@ -71,8 +73,17 @@ export class SseClient {
     return this.res.statusCode ?? 0;
   }
 
-  get ticks(): Array<TickData & { id: string | undefined }> {
-    return this.messages.filter((m) => m.event === 'tick').map((m) => ({ ...(JSON.parse(m.data) as TickData), id: m.id }));
+  /**
+   * The tick events so far, each parsed once: a predicate given to waitFor runs on every message,
+   * and re-parsing them all there made a 10 000-tick wait quadratic (seconds of a starved event loop
+   * on a loaded machine, with the gateway under test in the same process).
+   */
+  get ticks(): ReadonlyArray<TickData & { id: string | undefined }> {
+    for (; this.parsedUpTo < this.messages.length; this.parsedUpTo++) {
+      const m = this.messages[this.parsedUpTo] as SseMessage;
+      if (m.event === 'tick') this.parsedTicks.push({ ...(JSON.parse(m.data) as TickData), id: m.id });
+    }
+    return this.parsedTicks;
   }
 
   pause(): void {
