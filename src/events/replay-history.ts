@@ -86,6 +86,13 @@ interface Page {
   readonly ticks: ReplayTick[];
   readonly exhausted: boolean;
   readonly ended: boolean;
+  /** When its read was issued, on the merge's read clock. */
+  readonly issued: number;
+}
+
+/** Orders the reads of a merge's symbols: each read takes the next stamp as it is issued. */
+interface ReadClock {
+  n: number;
 }
 
 class SymbolHistory {
@@ -100,6 +107,9 @@ class SymbolHistory {
   exhausted = false;
   /** Past `end`: nothing more, ever. */
   ended = false;
+  /** The read-clock stamp of the read that brought the current page, and of the latest read issued. */
+  pageIssued = 0;
+  lastIssued = 0;
 
   constructor(
     private readonly terminal: Terminal,
@@ -110,6 +120,7 @@ class SymbolHistory {
     private readonly pageRows: number,
     /** Told as each read of this symbol's history is issued. */
     private readonly onRead: () => void,
+    private readonly clock: ReadClock,
   ) {}
 
   get head(): ReplayTick | undefined {
@@ -131,6 +142,7 @@ class SymbolHistory {
     this.ahead = undefined;
     this.exhausted = page.exhausted;
     this.ended = page.ended;
+    this.pageIssued = page.issued;
     const last = page.ticks.at(-1);
     if (last) this.at = { time_msc: last.time_msc, seq: last.seq };
     this.page = page.ticks;
@@ -144,6 +156,7 @@ class SymbolHistory {
 
   /** The page after `at`. */
   private async read(at: TickCursor): Promise<Page> {
+    const issued = (this.lastIssued = ++this.clock.n);
     this.onRead();
     const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
     const want = at.seq + 1 + this.pageRows;
@@ -174,7 +187,7 @@ class SymbolHistory {
     } finally {
       series.close();
     }
-    return { ticks, ended, exhausted: !ended && rows < want };
+    return { ticks, ended, exhausted: !ended && rows < want, issued };
   }
 }
 
@@ -192,7 +205,8 @@ export class MergedHistory {
     /** Ticks per page and symbol (tests make pages small to cross their edges). */
     pageRows = Math.max(MIN_PAGE_ROWS, Math.floor(REPLAY_PAGE_ROWS / Math.max(1, symbols.length))),
   ) {
-    this.readers = symbols.map((s, i) => new SymbolHistory(terminal, s, from[i] as TickCursor, endMsc, pageRows, () => onRead(i)));
+    const clock: ReadClock = { n: 0 };
+    this.readers = symbols.map((s, i) => new SymbolHistory(terminal, s, from[i] as TickCursor, endMsc, pageRows, () => onRead(i), clock));
   }
 
   /**
@@ -229,6 +243,17 @@ export class MergedHistory {
         } else bound = Math.min(bound, head.time_msc);
       }
       if (!best) break;
+      // At the live edge: a symbol whose last read came back short before best's page was read may
+      // have had ticks since, earlier than some of best's (the terminal's clock went on between the
+      // two reads). Read it again first: once its read is the later one, best's page holds nothing
+      // past that read's now, and nothing of it is missing up to then. (Seen as a merged history
+      // going back in time at the seam on a loaded machine.) Far from live no symbol runs short.
+      const pageRead = best.pageIssued;
+      const stale = this.readers.filter((r) => r !== best && r.exhausted && !r.ended && r.head === undefined && r.lastIssued < pageRead);
+      if (stale.length > 0) {
+        for (const r of stale) r.exhausted = false;
+        continue;
+      }
       // A tie with a later-listed symbol goes to best (listed first); with an earlier one, handled
       // by the strict comparison above, which made that one best.
       const tieOk = this.readers.indexOf(best);

@@ -65,3 +65,32 @@ t.test('history that ran out is read again after refresh(), from where it stoppe
   t.same(await drain(h), ['EURUSD@1000#2:3', 'EURUSD@1003#0:4'], 'the new ticks of the same millisecond go on counting');
   t.ok(reads > before, 'the read was announced');
 });
+
+t.test('at the live edge: a symbol that ran out is read again before a later-read symbol\'s ticks pass it', async (t) => {
+  // EURUSD is read first and runs out at 1000; the terminal's clock goes on before GBPUSD's read,
+  // which sees ticks up to 1003, while EURUSD has had one at 1002 meanwhile. Merged on its own
+  // first read, EURUSD's 1002 would have come after GBPUSD's 1003: history going back in time.
+  const store = tickStore(sim, ['EURUSD', 'GBPUSD']);
+  store.add('EURUSD', tick(1000, 1));
+  store.add('GBPUSD', tick(1001, 2));
+  let moved = false;
+  const terminal = new Proxy(store.terminal, {
+    get(target, prop) {
+      if (prop === 'copyTicksFrom') {
+        return (...args: Parameters<typeof target.copyTicksFrom>) => {
+          if (args[0] === 'GBPUSD' && !moved) {
+            moved = true;
+            store.add('EURUSD', tick(1002, 3));
+            store.add('GBPUSD', tick(1003, 4));
+          }
+          return target.copyTicksFrom(...args);
+        };
+      }
+      const v: unknown = Reflect.get(target, prop);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const from = [{ time_msc: 0, seq: -1 }, { time_msc: 0, seq: -1 }];
+  const h = new MergedHistory(terminal, ['EURUSD', 'GBPUSD'], from, undefined, () => undefined, 8);
+  t.same(await drain(h, 10), ['EURUSD@1000#0:1', 'GBPUSD@1001#0:2', 'EURUSD@1002#0:3', 'GBPUSD@1003#0:4']);
+});

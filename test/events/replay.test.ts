@@ -49,10 +49,11 @@ async function sameAsHistory(t: Test, srv: TestServer, ticks: readonly Tagged[],
       break;
     }
   }
-  // (Live ticks are merged per poll; at the seam a symbol's history may reach a little further than another's.)
-  const last = toMs ?? Math.max(...ticks.map((k) => k.time_msc));
+  // (Live ticks are merged per poll; at the seam a symbol's history may reach a little further than
+  // another's, and the feed polls the symbols side by side: each is checked up to its own last tick.)
   for (const symbol of SYMBOLS) {
     const mine = ticks.filter((k) => k.symbol === symbol);
+    const last = toMs ?? Math.max(...mine.map((k) => k.time_msc));
     t.same(mine.map(fieldsOf), await rangeRows(srv, symbol, fromMs, last), `${symbol}: each tick of the span once, as /ticks/range has them`);
   }
 }
