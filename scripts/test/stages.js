@@ -167,20 +167,30 @@ export function buildStages(ctx) {
         }
         let r = await steps('build', list);
         if (!r.failed) {
-          // The two compilations side by side: each keeps one core busy, and no other stage runs
-          // before the build is done. The type-check's output joins the build log once it ends.
+          // The compilations side by side: each keeps a core busy, and no other stage runs before
+          // the build is done. The type-check's and the loader's output join the build log at the end.
           // dist/ compiled from these very sources already (npm ci's `prepare` did it) is not
           // compiled again: the type-check covers src/ and bench/ as well as the tests.
           const typesLog = log('build (types)');
+          const loaderLog = log('build (loader)');
           const emitted = distIsFresh(root);
           if (emitted) appendFileSync(log('build'), 'TypeScript: dist/ is the compiled form of the sources as they are (not compiled again)\n');
-          const [emit, types] = await Promise.all([
+          const [emit, types, loader] = await Promise.all([
             emitted ? { passed: 0, failed: 0 } : steps('build', [['TypeScript', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']]]),
             steps('build (types)', [['type-check of the tests', node, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.test.json']]]),
+            // The test loader's ground: tap's Test class built with .taprc's plugins (tap would
+            // rebuild it from every stage's runner at once, racing), and the tests transpiled once
+            // into build/ts-cache (scripts/test/compiled-hooks.js) instead of in each test process.
+            steps('build (loader)', [
+              ['tap built with the plugins .taprc lists', node, [bin('tap', 'dist/esm/run.mjs'), 'build']],
+              ['tests transpiled', node, [path.join(root, 'scripts', 'test', 'transpile-tests.js')]],
+            ]),
           ]);
-          appendFileSync(log('build'), readFileSync(typesLog, 'utf8'));
-          rmSync(typesLog, { force: true });
-          r = emit.failed ? emit : types.failed ? types : { passed: r.passed + 2, failed: 0 };
+          for (const part of [typesLog, loaderLog]) {
+            appendFileSync(log('build'), readFileSync(part, 'utf8'));
+            rmSync(part, { force: true });
+          }
+          r = emit.failed ? emit : types.failed ? types : loader.failed ? loader : { passed: r.passed + 4, failed: 0 };
         }
         // The interop clients' venv (pandas, pyarrow, DuckDB, polars), started now beside the
         // stages that do not need it, so that neither the addon's stage nor interop waits on pip.

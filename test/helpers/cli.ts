@@ -1,18 +1,18 @@
 // Runs the CLI as a child process, as a user would, and collects its exit code and output.
 // By default it runs the compiled CLI when dist/ is fresh (the test command builds it first; a
 // node process starts in a fraction of the loader's time) and the TypeScript sources otherwise
-// (test/helpers/run-cli.ts under tap's loader), so the tests need no build; `compiled: true`
+// (test/helpers/run-cli.ts under the suite's TypeScript loader), so the tests need no build; `compiled: true`
 // always runs bin/tradeapi.js (the dist/ build).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { patience } from './patience.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** tap's TypeScript loader by its absolute URL: a bare specifier would resolve from the child's cwd (a temp dir, say). */
-const TS_LOADER = `--import=${import.meta.resolve('@tapjs/typescript/import')}`;
+/** The suite's TypeScript loader (.taprc's node-arg) by its absolute URL: the child's cwd may be a temp dir. */
+const TS_LOADER = `--import=${pathToFileURL(path.join(root, 'scripts/test/compiled-sources.js')).href}`;
 
 export interface Run {
   code: number | null;
@@ -38,7 +38,7 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, options:
 
 /**
  * The compiled CLI (`bin/tradeapi.js`, what `npm start` runs) when dist/ is at least as new as
- * src/, else the sources through tap's TypeScript loader (slower to start, heavier baseline).
+ * src/, else the sources through the suite's TypeScript loader (slower to start, heavier baseline).
  */
 export function cliCommand(): string[] {
   const compiled = path.join(root, 'dist/src/cli.js');
