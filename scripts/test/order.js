@@ -3,15 +3,18 @@
 
 /**
  * The files that take longest (wall time, mostly waiting on child servers and clocks), longest
- * first, from a run on this 2-core machine. A tap stage starts them first: started last, in the
+ * first, from a run on this 2-core machine (the HTTP stage of an idle quick tier, 2026-11-28; the
+ * bridge stage's after). A tap stage starts them first: started last, in the
  * alphabetical order, the store suites alone kept the HTTP stage running a minute after the rest
  * was done. Where earlier runs on this machine left their times (build/test-times.json), those
  * come first.
  */
 const LONGEST_FILES = [
-  'test/store/sync.test.ts', 'test/store/verify.test.ts', 'test/store/write-back-release.test.ts', 'test/hardening/shutdown.test.ts',
-  'test/events/ws.test.ts', 'test/events/slow-consumer.test.ts', 'test/store/write-back.test.ts', 'test/events/ws-slow-consumer.test.ts',
-  'test/events/sse.test.ts', 'test/hardening/pid-file.test.ts', 'test/cli/export-args.test.ts', 'test/store/serve.test.ts',
+  'test/http/custom-bars.test.ts', 'test/events/live-bars.test.ts', 'test/hardening/shutdown.test.ts', 'test/cli/export-args.test.ts',
+  'test/events/ws.test.ts', 'test/events/sse.test.ts', 'test/events/slow-consumer.test.ts', 'test/examples/typescript.test.ts',
+  'test/hardening/accept.test.ts', 'test/events/ws-slow-consumer.test.ts', 'test/store/sync.test.ts', 'test/http/compress-policy.test.ts',
+  'test/hardening/pid-file.test.ts', 'test/store/verify.test.ts', 'test/hardening/abrupt-close.test.ts', 'test/hardening/cli.test.ts',
+  'test/http/config.test.ts', 'test/store/write-back.test.ts', 'test/bench/harness.test.ts', 'test/cli/date-options.test.ts',
   'test/bridge/contract.test.ts', 'test/bridge/faults.test.ts', 'test/bridge/client.test.ts', 'test/events/bridge.test.ts',
 ];
 

@@ -75,9 +75,9 @@ t.test('a stage that skips says why in its note', async (t) => {
 t.test('a stage hands tap its longest files first', async (t) => {
   const files = ['test/a/one.test.ts', 'test/store/sync.test.ts', 'test/b/two.test.ts', 'test/hardening/shutdown.test.ts'];
   // With no earlier times: the known long files first, in their order, then the rest as given.
-  t.same(longestFirst(files), ['test/store/sync.test.ts', 'test/hardening/shutdown.test.ts', 'test/a/one.test.ts', 'test/b/two.test.ts']);
+  t.same(longestFirst(files), ['test/hardening/shutdown.test.ts', 'test/store/sync.test.ts', 'test/a/one.test.ts', 'test/b/two.test.ts']);
   // Earlier times on this machine come first, longest first.
   const times = fileTimes(['ok 1 - test/b/two.test.ts # time=900.5ms', 'not ok 2 - test/a/one.test.ts # time=2000ms', '    ok 3 - nested # time=99999ms'].join('\n'));
   t.same([...times], [['test/b/two.test.ts', 900.5], ['test/a/one.test.ts', 2000]]);
-  t.same(longestFirst(files, times), ['test/a/one.test.ts', 'test/b/two.test.ts', 'test/store/sync.test.ts', 'test/hardening/shutdown.test.ts']);
+  t.same(longestFirst(files, times), ['test/a/one.test.ts', 'test/b/two.test.ts', 'test/hardening/shutdown.test.ts', 'test/store/sync.test.ts']);
 });
