@@ -1,13 +1,22 @@
 // Many symbols on custom bars (issue 36): /ticks/bars with `symbols=` and `group=` through the real
 // server equals each symbol's own /ticks/bars answer merged by a reference here (every field, every
 // row, ties by time in list order), for time bars and tick bars (whose time_close_msc the merge
-// carries), in JSON, Arrow, Parquet and packed rows; the 400s and 404s come before anything is sent.
+// carries), in JSON, Arrow, Parquet and packed rows; the 400s and 404s come before anything is sent;
+// docs/api.md's curl block for it, as written.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { tableFromIPC, type Dictionary } from 'apache-arrow';
 import t from 'tap';
 
+import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { PACKED_MULTI_BAR_ROW_BYTES } from '../../src/encode/packed-rows.js';
+import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, serve, simTerminal, type TestServer } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -149,4 +158,28 @@ await forEachAdapter(t, async (t, adapter) => {
     t.match(p.detail, /names 3 symbols, more than the 2 one request may merge \(TRADEAPI_MAX_SYMBOLS_PER_REQUEST\)/);
     t.equal((await small.get(`/ticks/bars?symbols=EURUSD,GBPUSD&period=90s&${RANGE}`)).status, 200, 'two is allowed');
   });
+});
+
+await t.test(`${DOC_SNIPPETS.multiSymbolBars.page}'s multi-symbol custom bars block, as written`, { skip: curlMissing() }, async (t) => {
+  const s = await serve(t, nodeAdapter, terminal);
+  const block = docBlock(DOC_SNIPPETS.multiSymbolBars);
+  if (!block) return t.fail(`no sh block with ${DOC_SNIPPETS.multiSymbolBars.marker} in ${DOC_SNIPPETS.multiSymbolBars.page}`);
+  const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-multi-bars-doc-'));
+  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+  // The block verbatim but for the address; curl fails on an HTTP error.
+  const script = `curl() { command curl -f "$@"; }\n${block.replaceAll('http://127.0.0.1:8000', s.base)}`;
+  const { stdout } = await promisify(execFile)('bash', ['-e', '-c', script], { cwd });
+  const rows = JSON.parse(stdout) as Row[];
+  t.same(
+    rows.map((r) => [r.symbol, r.time]),
+    [1704794400, 1704794490, 1704794580].flatMap((time) => [['USDJPY', time], ['EURUSD', time]]),
+    'as the page says: three 90-second bars of each, USDJPY first at each time',
+  );
+  t.ok(rows.every((r) => typeof r.time_close_msc === 'number'), 'each with its time_close_msc');
+  const file = readFileSync(path.join(cwd, 'fx-bars.parquet'));
+  t.equal(file.subarray(0, 4).toString(), 'PAR1', 'the second writes fx-bars.parquet');
+  const buffer = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+  t.equal(parquetMetadata(buffer).schema[1]?.name, 'symbol');
+  const symbols = new Set(((await parquetReadObjects({ file: buffer, compressors })) as Row[]).map((r) => r.symbol));
+  t.ok(symbols.size >= 2 && !symbols.has('EURUSD'), `the group's symbols, EURUSD left out (${[...symbols].join(', ')})`);
 });
