@@ -6,7 +6,7 @@ import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
 import { BAR_PRICES, barPriceOf, parseBarPeriod } from '../terminal/bar-period.js';
 import { openCustomBars } from '../terminal/custom-bars.js';
-import { mergeSeries } from '../terminal/merged-series.js';
+import { mergeSeries, sourceChunkRows } from '../terminal/merged-series.js';
 import type { BarChunk, Series } from '../terminal/series.js';
 import { openEach, pickSymbols, symbolChoice } from './multi-symbol.js';
 import { BarRow } from './series-schemas.js';
@@ -49,7 +49,7 @@ export const barRoutes: readonly Route[] = [
       orderedRange(query.date_from, query.date_to);
       const period = parseBarPeriod(query.period);
       if (typeof period === 'string') throw validationError(`query parameter 'period': ${period}`);
-      const open = async (name: string): Promise<Series<BarChunk>> => {
+      const open = async (name: string, tickChunkRows?: number): Promise<Series<BarChunk>> => {
         const info = await terminal.symbolInfo(name);
         const price = barPriceOf(name, info, period, query.period, query.price);
         if (typeof price !== 'string') throw validationError(price.why);
@@ -59,11 +59,14 @@ export const barRoutes: readonly Route[] = [
             // Whole seconds, as bar ends are.
             lastTickMs: info.time * 1000 },
           config.serverTz,
+          tickChunkRows === undefined ? {} : { tickChunkRows },
         );
       };
       const pick = await pickSymbols(terminal, query, config.maxSymbolsPerRequest, { snappy: true });
       if ('one' in pick) return { kind: 'series', which: 'bars', series: await open(pick.one), compression: query.compression };
-      const each = await openEach(terminal, pick.many, open);
+      // Each symbol's ticks in chunks of the share a merge gives each source, as /ticks/range's are.
+      const tickRows = sourceChunkRows(pick.many.length);
+      const each = await openEach(terminal, pick.many, (name) => open(name, tickRows));
       return { kind: 'series', which: 'bars', series: mergeSeries('bars', each), compression: query.compression, symbols: pick.many };
     },
   }),
