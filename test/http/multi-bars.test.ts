@@ -152,6 +152,19 @@ await forEachAdapter(t, async (t, adapter) => {
     t.match(p.detail, /period/);
   });
 
+  await t.test('symbols without ticks in the range: an empty answer, as for one symbol', async (t) => {
+    const weekend = '/ticks/bars?symbols=EURUSD,GBPUSD&period=1h&date_from=2024-01-06T00:00:00Z&date_to=2024-01-06T23:59:59Z';
+    t.same(await json(s, weekend.replace('symbols=EURUSD,GBPUSD', 'symbol=EURUSD')), [], 'no EURUSD bar on a Saturday');
+    t.same(await json(s, weekend), [], 'JSON: []');
+    const arrow = await s.get(`${weekend}&format=arrow`);
+    t.equal(arrow.status, 200);
+    const table = tableFromIPC(new Uint8Array(await arrow.arrayBuffer()));
+    t.equal(table.numRows, 0, 'Arrow: no rows');
+    t.same(table.schema.fields.map((f) => f.name), FIELDS, 'Arrow: the schema all the same');
+    const mixed = await json(s, '/ticks/bars?symbols=EURUSD,BTCUSD&period=1h&date_from=2024-01-06T00:00:00Z&date_to=2024-01-06T23:59:59Z');
+    t.ok(mixed.length >= 20 && mixed.every((r) => r.symbol === 'BTCUSD'), `BTCUSD trades at weekends: ${mixed.length} bars, all of it`);
+  });
+
   await t.test('TRADEAPI_MAX_SYMBOLS_PER_REQUEST: a clear 400 past it', async (t) => {
     const small = await serve(t, adapter, terminal, { TRADEAPI_MAX_SYMBOLS_PER_REQUEST: '2' });
     const p = await expectProblem(t, await small.get(`/ticks/bars?symbols=EURUSD,GBPUSD,USDJPY&period=90s&${RANGE}`), 400, '/errors/validation-error');
