@@ -3,7 +3,10 @@
 // (target: merged >= 0.8x one symbol), and the server's RSS growth over its idle RSS during each
 // pull (target: <= +100 MB). One fresh `tradeapi serve` (the simulator, its clock fixed) per pull.
 //
-//   npm run build:ts && node dist/bench/multi-symbol.js [--ticks 1e7] [--symbols 10] [--formats parquet,arrow]
+//   npm run build:ts && node dist/bench/multi-symbol.js [--ticks 1e7] [--symbols 10] [--formats parquet,arrow] [--bars PERIOD]
+//
+// --bars ticks:100 (any /ticks/bars period): the same ranges as custom bars (GET /ticks/bars with
+// `symbol=` and with `symbols=`), the ratio taken on input ticks/s (the ticks the bars are built from).
 //
 // The ranges: one symbol (EURUSD) over as many whole days as hold --ticks ticks, and the first
 // --symbols Market Watch symbols over as many days as hold --ticks ticks together (each ~1/n of
@@ -30,6 +33,8 @@ interface Figures {
   readonly bytes: number;
   readonly seconds: number;
   readonly rowsPerS: number;
+  /** The ticks the answer is made of (its rows, or the ticks of its custom bars), per second. */
+  readonly ticksPerS: number;
   readonly idleMB: number;
   readonly growthMB: number;
 }
@@ -69,27 +74,34 @@ async function daysFor(base: string, choice: string, ticks: number): Promise<num
   return Math.max(1, Math.round(ticks / Math.max(1, perDay)));
 }
 
-async function measure(label: string, choice: string, days: number, format: 'parquet' | 'arrow', rows: number): Promise<Figures> {
+/** `route`: '/ticks/range?' or '/ticks/bars?period=…&'; `ticks`: the ticks of the range (rows for ticks). */
+async function measure(label: string, choice: string, days: number, format: 'parquet' | 'arrow', rows: number, route: string, ticks: number): Promise<Figures> {
   return withServer(`multi-${label}-${format}`, async (base, pid) => {
     const query = `${choice}&date_from=${iso(END - days * DAY)}&date_to=${iso(END - 1)}`;
-    await pull(`${base}/ticks/range?${choice}&date_from=${iso(END - DAY)}&date_to=${iso(END - DAY + 60_000)}&format=${format}`, format); // warm-up
+    await pull(`${base}${route}${choice}&date_from=${iso(END - DAY)}&date_to=${iso(END - DAY + 60_000)}&format=${format}`, format); // warm-up
     await new Promise((r) => setTimeout(r, 500)); // let the warm-up's garbage settle before the idle reading
     const probe = new RssProbe(pid);
     probe.start();
-    const r = await pull(`${base}/ticks/range?${query}&format=${format}`, format === 'arrow' ? 'arrow' : 'opaque');
+    const r = await pull(`${base}${route}${query}&format=${format}`, format === 'arrow' ? 'arrow' : 'opaque');
     const rss = probe.stop();
     if (r.status !== 200) throw new Error(`${label} ${format}: status ${r.status}: ${r.errorText}`);
     const counted = format === 'arrow' ? (await r.sink.check()).rows : rows;
     const seconds = r.totalMs / 1000;
-    return { label, format, rows: counted, bytes: r.bytes, seconds, rowsPerS: counted / seconds, idleMB: rss.before / MB, growthMB: rss.growth / MB };
+    return { label, format, rows: counted, bytes: r.bytes, seconds, rowsPerS: counted / seconds, ticksPerS: ticks / seconds, idleMB: rss.before / MB, growthMB: rss.growth / MB };
   });
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { ticks: { type: 'string', default: '1e7' }, symbols: { type: 'string', default: '10' }, formats: { type: 'string', default: 'parquet,arrow' } },
+    options: {
+      ticks: { type: 'string', default: '1e7' },
+      symbols: { type: 'string', default: '10' },
+      formats: { type: 'string', default: 'parquet,arrow' },
+      bars: { type: 'string' },
+    },
   });
+  const route = values.bars ? `/ticks/bars?period=${encodeURIComponent(values.bars)}&` : '/ticks/range?';
   const ticks = Number(values.ticks);
   const n = Number(values.symbols);
   const formats = values.formats.split(',') as ('parquet' | 'arrow')[];
@@ -106,20 +118,32 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return { names, one, many, oneDays, manyDays, oneRows, manyRows };
   });
   console.log(`one symbol: EURUSD, ${plan.oneDays} days, ${plan.oneRows} ticks; merged: ${plan.names.length} symbols (${plan.names.join(', ')}), ${plan.manyDays} days, ${plan.manyRows} ticks`);
+  // Custom bars: their rows are counted from the Arrow answer (Parquet: from the Arrow one of the same range).
+  const barRows = values.bars
+    ? await withServer('multi-plan-bars', async (base) => {
+      const count = async (choice: string, days: number): Promise<number> => {
+        const r = await pull(`${base}${route}${choice}&date_from=${iso(END - days * DAY)}&date_to=${iso(END - 1)}&format=arrow`, 'arrow');
+        if (r.status !== 200) throw new Error(`${choice}: status ${r.status}: ${r.errorText}`);
+        return (await r.sink.check()).rows;
+      };
+      return { one: await count(plan.one, plan.oneDays), many: await count(plan.many, plan.manyDays) };
+    })
+    : undefined;
+  if (barRows) console.log(`custom bars, period ${values.bars}: ${barRows.one} bars of one symbol, ${barRows.many} merged`);
 
   const all: Figures[] = [];
   for (const format of formats) {
-    const single = await measure('1 symbol', plan.one, plan.oneDays, format, plan.oneRows);
-    const merged = await measure(`${plan.names.length} symbols`, plan.many, plan.manyDays, format, plan.manyRows);
+    const single = await measure('1 symbol', plan.one, plan.oneDays, format, barRows?.one ?? plan.oneRows, route, plan.oneRows);
+    const merged = await measure(`${plan.names.length} symbols`, plan.many, plan.manyDays, format, barRows?.many ?? plan.manyRows, route, plan.manyRows);
     all.push(single, merged);
     for (const f of [single, merged]) {
       console.log(
         `${format.padEnd(8)} ${f.label.padEnd(11)} ${String(f.rows).padStart(9)} rows ${(f.bytes / MB).toFixed(1).padStart(7)} MB ${f.seconds.toFixed(2).padStart(6)} s ` +
-          `${(f.rowsPerS / 1e6).toFixed(2).padStart(6)} M rows/s   RSS idle ${f.idleMB.toFixed(0)} MB, +${f.growthMB.toFixed(0)} MB`,
+          `${(f.rowsPerS / 1e6).toFixed(2).padStart(6)} M rows/s${barRows ? ` (${(f.ticksPerS / 1e6).toFixed(2)} M input ticks/s)` : ''}   RSS idle ${f.idleMB.toFixed(0)} MB, +${f.growthMB.toFixed(0)} MB`,
       );
     }
-    const ratio = merged.rowsPerS / single.rowsPerS;
-    console.log(`${format.padEnd(8)} merged / one symbol: ${ratio.toFixed(2)}x rows/s (target >= 0.8x: ${ratio >= 0.8 ? 'met' : 'NOT met'}); merged RSS +${merged.growthMB.toFixed(0)} MB (target <= +100 MB: ${merged.growthMB <= 100 ? 'met' : 'NOT met'})`);
+    const ratio = barRows ? merged.ticksPerS / single.ticksPerS : merged.rowsPerS / single.rowsPerS;
+    console.log(`${format.padEnd(8)} merged / one symbol: ${ratio.toFixed(2)}x ${barRows ? 'input ticks/s' : 'rows/s'} (target >= 0.8x: ${ratio >= 0.8 ? 'met' : 'NOT met'}); merged RSS +${merged.growthMB.toFixed(0)} MB (target <= +100 MB: ${merged.growthMB <= 100 ? 'met' : 'NOT met'})`);
   }
 }
 

@@ -160,13 +160,18 @@ function rateRowsJson(c: RateChunk, from: number, to: number, first: boolean): U
   return w.finish();
 }
 
-/** Any layout, any byte order, through strings: slower, used only on big-endian hosts. */
-function portableRowsJson(names: readonly string[]): RowsJson {
+/**
+ * Any layout, any byte order, through strings: slower, used only on big-endian hosts and for custom
+ * bars. `symbols`: a multi-symbol series, each row opening with its `symbol` (the chunk's index column).
+ */
+function portableRowsJson(names: readonly string[], symbols?: readonly string[]): RowsJson {
+  const openers = symbols?.map((name) => `{"symbol":${JSON.stringify(name)},`);
   return (chunk, from, to, first) => {
     const record = chunk as unknown as Record<string, ArrayLike<number | bigint>>;
+    const ids = openers ? (chunk as unknown as { symbol: Uint16Array }).symbol : undefined;
     let s = '';
     for (let i = from; i < to; i++) {
-      s += first && i === from ? '[{' : ',{';
+      s += (first && i === from ? '[' : ',') + (ids ? openers![ids[i]!]! : '{');
       for (let k = 0; k < names.length; k++) {
         const name = names[k]!;
         const v = record[name]![i]!;
@@ -178,8 +183,10 @@ function portableRowsJson(names: readonly string[]): RowsJson {
   };
 }
 
-export function rowsJsonOf(kind: SeriesKind): RowsJson {
-  if (kind === 'bars') return portableRowsJson(BAR_NAMES);
+/** `symbols`: a multi-symbol series (custom bars only; the addon writes the others' JSON). */
+export function rowsJsonOf(kind: SeriesKind, symbols?: readonly string[]): RowsJson {
+  if (kind === 'bars') return portableRowsJson(BAR_NAMES, symbols);
+  if (symbols) throw new Error(`the JSON of a multi-symbol series of ${kind} needs the native JSON encoder (addon not loaded)`);
   if (!littleEndian) return portableRowsJson(kind === 'ticks' ? TICK_NAMES : RATE_NAMES);
   return kind === 'ticks'
     ? (chunk, from, to, first) => tickRowsJson(chunk as TickChunk, from, to, first)

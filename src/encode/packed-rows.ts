@@ -31,13 +31,15 @@ export const PACKED_DTYPES: Readonly<Record<SeriesKind, string>> = {
 };
 
 /**
- * A multi-symbol series' packed rows: the 60-byte record, then the row's symbol as a uint32 index
- * into the list the Tradeapi-Symbols header gives (64 bytes a row, 4-byte aligned).
+ * A multi-symbol series' packed rows: the one-symbol record, then the row's symbol as a uint32 index
+ * into the list the Tradeapi-Symbols header gives (64 bytes a row, custom bars 72; 4-byte aligned).
  */
 export const PACKED_MULTI_ROW_BYTES = 64;
-export const PACKED_MULTI_DTYPES: Readonly<Record<'ticks' | 'rates', string>> = {
+export const PACKED_MULTI_BAR_ROW_BYTES = 72;
+export const PACKED_MULTI_DTYPES: Readonly<Record<SeriesKind, string>> = {
   ticks: `${PACKED_DTYPES.ticks.slice(0, -1)},('symbol','<u4')]`,
   rates: `${PACKED_DTYPES.rates.slice(0, -1)},('symbol','<u4')]`,
+  bars: `${PACKED_DTYPES.bars.slice(0, -1)},('symbol','<u4')]`,
 };
 
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -51,7 +53,7 @@ export function packRows(kind: SeriesKind, chunk: SeriesChunk, from: number, to:
   if (!LITTLE_ENDIAN) throw new Error('packed rows need a little-endian host');
   const n = Math.max(0, to - from);
   const baseWords = ROW_BYTES[kind] / 4;
-  const rowWords = symbol ? PACKED_MULTI_ROW_BYTES / 4 : baseWords;
+  const rowWords = symbol ? baseWords + 1 : baseWords;
   const out = Buffer.allocUnsafe(n * rowWords * 4);
   const words = new Uint32Array(out.buffer, out.byteOffset, n * rowWords);
   if (symbol) for (let i = 0, d = baseWords; i < n; i++, d += rowWords) words[d] = symbol[from + i]!;

@@ -38,6 +38,8 @@ export interface SeriesWriterSettings {
   readonly rowGroupRows: number;
   /** int64 time columns (sorted): DELTA_BINARY_PACKED instead of PLAIN. */
   readonly deltaColumns: readonly string[];
+  /** Columns dictionary-encoded all the same (a multi-symbol series' `symbol`: a few names, many rows). */
+  readonly dictionaryColumns?: readonly string[];
 }
 
 /** Writer properties for one small table (records, objects): parquet-rs defaults plus the codec. */
@@ -56,6 +58,7 @@ export function seriesWriterProperties(pw: ParquetWasm, s: SeriesWriterSettings)
     .setMaxRowGroupSize(s.rowGroupRows)
     .setDictionaryEnabled(false);
   for (const column of s.deltaColumns) b = b.setColumnEncoding(column, pw.Encoding.DELTA_BINARY_PACKED);
+  for (const column of s.dictionaryColumns ?? []) b = b.setColumnDictionaryEnabled(column, true);
   return b.build();
 }
 

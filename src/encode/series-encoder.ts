@@ -137,8 +137,7 @@ async function writeJson(layout: SeriesLayout, series: Series<SeriesChunk>, sink
     });
   }
   if (engine === 'native') throw new Error('the native JSON encoder is not available (addon not loaded)');
-  if (layout.symbols) throw new Error('the JSON of a multi-symbol series needs the native JSON encoder (addon not loaded)');
-  const rowsJson = rowsJsonOf(layout.kind);
+  const rowsJson = rowsJsonOf(layout.kind, layout.symbols);
   const release = releaserOf(series);
   let first = true;
   for (let chunk = await series.next(); chunk !== null; chunk = await series.next()) {
@@ -276,7 +275,8 @@ async function writeParquetSeries(layout: SeriesLayout, series: Series<SeriesChu
       throw new Error(codec ? 'the native Parquet writer is not available (addon not loaded)' : `the native Parquet writer has no ${compression} codec`);
     }
   }
-  if (layout.symbols) throw new Error(`the Parquet of a multi-symbol series needs the native writer (${compression === 'snappy' ? 'no snappy there: zstd, lz4 or none' : 'addon not loaded'})`);
+  // Custom bars' `symbol` goes through parquet-wasm as a dictionary column (arrow-rs writes it dictionary-encoded).
+  if (layout.symbols && layout.kind !== 'bars') throw new Error(`the Parquet of a multi-symbol series needs the native writer (${compression === 'snappy' ? 'no snappy there: zstd, lz4 or none' : 'addon not loaded'})`);
   if (options.footerMetadata) {
     throw new Error(
       `footerMetadata needs the native Parquet writer (${engine === 'wasm' ? "parquetEngine 'wasm' was asked for" : `not used here: ${compression === 'snappy' ? 'snappy' : 'the addon has no native writer'}`}); parquet-wasm fixes its key-value metadata before the first row group`,
@@ -393,6 +393,7 @@ async function writeParquet(layout: SeriesLayout, series: Series<SeriesChunk>, s
       compression: options.compression ?? DEFAULT_COMPRESSION,
       rowGroupRows,
       deltaColumns: layout.timeColumns,
+      ...(layout.symbols ? { dictionaryColumns: ['symbol'] } : {}),
     }),
   ) as Promise<ReadableStream<Uint8Array>>;
   started.catch(noop);

@@ -57,7 +57,7 @@ export type Reply =
    */
   | { kind: 'series'; which: 'ticks'; series: Series<TickChunk>; compression?: ParquetCompression | undefined; symbols?: readonly string[] | undefined }
   | { kind: 'series'; which: 'rates'; series: Series<RateChunk>; compression?: ParquetCompression | undefined; symbols?: readonly string[] | undefined }
-  | { kind: 'series'; which: 'bars'; series: Series<BarChunk>; compression?: ParquetCompression | undefined; symbols?: undefined }
+  | { kind: 'series'; which: 'bars'; series: Series<BarChunk>; compression?: ParquetCompression | undefined; symbols?: readonly string[] | undefined }
   /** JSON only, any status (health). */
   | { kind: 'json'; status: number; value: unknown }
   /** Fixed bytes (docs assets, the OpenAPI document). */

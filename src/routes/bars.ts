@@ -6,9 +6,11 @@ import { defineRoute, type Route } from '../http/route.js';
 import { Param } from '../http/params.js';
 import { BAR_PRICES, barPriceOf, parseBarPeriod } from '../terminal/bar-period.js';
 import { openCustomBars } from '../terminal/custom-bars.js';
+import { mergeSeries, sourceChunkRows } from '../terminal/merged-series.js';
+import type { BarChunk, Series } from '../terminal/series.js';
+import { openEach, pickSymbols, symbolChoice } from './multi-symbol.js';
 import { BarRow } from './series-schemas.js';
 import { orderedRange } from './shared.js';
-
 
 const description =
   'Bars of any period built on the server from every tick (COPY_TICKS_ALL), with the terminal\'s bar rules, so that a period equal to an MT5 ' +
@@ -18,7 +20,9 @@ const description =
   'clocks go back, both passes of the repeated hour fall into one bar stamped with the earlier instant; a skipped hour has no bars. Tick and volume ' +
   'bars restart at each server-time day start and carry `time_close_msc`, the time of their last tick. Bars whose time lies in [date_from, date_to] ' +
   'are returned, each built from all its ticks; no ticks, no bar. `spread` is the least spread of the bar\'s ticks in points (as the simulator ' +
-  'builds it; not confirmed for MT5). The bar still forming at the terminal\'s current time (its last tick) is left out unless `forming=true`.';
+  'builds it; not confirmed for MT5). The bar still forming at the terminal\'s current time (its last tick) is left out unless `forming=true`. ' +
+  'With `symbols` or `group`, several symbols\' bars (each built as for that symbol alone, `price` applying to all) in one answer ordered by ' +
+  'time (ties in the order listed), each with a `symbol` field.';
 
 export const barRoutes: readonly Route[] = [
   defineRoute({
@@ -29,7 +33,7 @@ export const barRoutes: readonly Route[] = [
     tags: ['market data'],
     operational: false,
     query: {
-      symbol: Param.symbol(),
+      ...symbolChoice,
       period: Param.barPeriod('Bar period: 90s, 3m, 2h (any length dividing a day), 1d, 1w, ticks:500 or volume:100'),
       date_from: Param.date('First bar time'),
       date_to: Param.date('Last bar time'),
@@ -39,23 +43,31 @@ export const barRoutes: readonly Route[] = [
       forming: Type.Optional(Param.boolean('Include the bar still forming at the terminal\'s current time (default false)')),
       compression: Type.Optional(Param.compression()),
     },
-    errors: ['symbolNotFound'],
-    response: { kind: 'series', description: 'Bars in ascending time', schema: Type.Array(BarRow) },
+    errors: ['symbolNotFound', 'notFound', 'uriTooLong'],
+    response: { kind: 'series', description: 'Bars in ascending time (with `symbols` or `group`: each with its `symbol`, first)', schema: Type.Array(BarRow) },
     async handler({ terminal, config, query }) {
       orderedRange(query.date_from, query.date_to);
       const period = parseBarPeriod(query.period);
       if (typeof period === 'string') throw validationError(`query parameter 'period': ${period}`);
-      const info = await terminal.symbolInfo(query.symbol);
-      const price = barPriceOf(query.symbol, info, period, query.period, query.price);
-      if (typeof price !== 'string') throw validationError(price.why);
-      const series = await openCustomBars(
-        terminal,
-        { symbol: query.symbol, period, price, digits: info.digits, fromMs: query.date_from, toMs: query.date_to, forming: query.forming ?? false,
-          // Whole seconds, as bar ends are.
-          lastTickMs: info.time * 1000 },
-        config.serverTz,
-      );
-      return { kind: 'series', which: 'bars', series, compression: query.compression };
+      const open = async (name: string, tickChunkRows?: number): Promise<Series<BarChunk>> => {
+        const info = await terminal.symbolInfo(name);
+        const price = barPriceOf(name, info, period, query.period, query.price);
+        if (typeof price !== 'string') throw validationError(price.why);
+        return openCustomBars(
+          terminal,
+          { symbol: name, period, price, digits: info.digits, fromMs: query.date_from, toMs: query.date_to, forming: query.forming ?? false,
+            // Whole seconds, as bar ends are.
+            lastTickMs: info.time * 1000 },
+          config.serverTz,
+          tickChunkRows === undefined ? {} : { tickChunkRows },
+        );
+      };
+      const pick = await pickSymbols(terminal, query, config.maxSymbolsPerRequest, { snappy: true });
+      if ('one' in pick) return { kind: 'series', which: 'bars', series: await open(pick.one), compression: query.compression };
+      // Each symbol's ticks in chunks of the share a merge gives each source, as /ticks/range's are.
+      const tickRows = sourceChunkRows(pick.many.length);
+      const each = await openEach(terminal, pick.many, (name) => open(name, tickRows));
+      return { kind: 'series', which: 'bars', series: mergeSeries('bars', each), compression: query.compression, symbols: pick.many };
     },
   }),
 ];

@@ -54,10 +54,13 @@ export const EXAMPLE_REQUESTS: Readonly<Record<string, ExampleRequest>> = {
   'POST /order/check': { body: { request: { action: 1, symbol: 'USDJPY', volume: 1.0, type: 0, price: 150.0, type_filling: 1 } } },
 };
 
-/** More examples of some routes, shown beside the main one by name: the multi-symbol forms of the range routes. */
+/** More examples of some routes, shown beside the main one by name: the multi-symbol forms of the range and custom-bars routes. */
 export const NAMED_EXAMPLE_REQUESTS: Readonly<Record<string, readonly (ExampleRequest & { readonly name: string; readonly summary: string })[]>> = {
   'GET /ticks/range': [
     { name: 'symbols', summary: 'Several symbols in one answer, merged by time_msc (symbols=EURUSD,USDJPY)', query: 'symbols=EURUSD,USDJPY&date_from=2024-01-10T09:00:00Z&date_to=2024-01-10T09:00:10Z' },
+  ],
+  'GET /ticks/bars': [
+    { name: 'symbols', summary: 'Several symbols\' custom bars in one answer, merged by time (symbols=EURUSD,USDJPY)', query: 'symbols=EURUSD,USDJPY&period=90s&date_from=2024-01-10T09:00:00Z&date_to=2024-01-10T09:03:00Z' },
   ],
   'GET /rates/range': [
     { name: 'group', summary: 'The Market Watch symbols of a group filter, merged by time (group=EURUSD,USDJPY)', query: 'group=EURUSD,USDJPY&timeframe=TIMEFRAME_H1&date_from=2024-01-09T09:00:00Z&date_to=2024-01-09T11:00:00Z' },

@@ -221,7 +221,7 @@ async function answer(reply: Reply, parquet: string | undefined): Promise<Json> 
       }
       if (reply.which === 'bars') {
         const head = await firstRows(reply.series, MAX_INLINE_ROWS);
-        return bounded((await asJson({ kind: 'series', which: 'bars', series: head.series })) as unknown[], head.more, parquet);
+        return bounded((await asJson({ kind: 'series', which: 'bars', series: head.series, symbols: reply.symbols })) as unknown[], head.more, parquet);
       }
       const head = await firstRows(reply.series, MAX_INLINE_ROWS);
       return bounded((await asJson({ kind: 'series', which: 'rates', series: head.series, symbols: reply.symbols })) as unknown[], head.more, parquet);

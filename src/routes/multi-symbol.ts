@@ -39,6 +39,8 @@ export async function pickSymbols(
   terminal: Terminal,
   query: { symbol?: string | undefined; symbols?: string | undefined; group?: string | undefined; compression?: string | undefined },
   max: number,
+  /** The route's multi-symbol Parquet goes through parquet-wasm (custom bars), which has snappy. */
+  opts: { snappy?: boolean } = {},
 ): Promise<SymbolPick> {
   const given = (['symbol', 'symbols', 'group'] as const).filter((k) => query[k] !== undefined);
   if (given.length !== 1) {
@@ -49,7 +51,7 @@ export async function pickSymbols(
     );
   }
   if (query.symbol !== undefined) return { one: query.symbol };
-  if (query.compression === 'snappy') {
+  if (query.compression === 'snappy' && opts.snappy !== true) {
     throw validationError("compression=snappy is not available with 'symbols' or 'group': a multi-symbol Parquet answer is written by the native writer (zstd, lz4 or none)");
   }
   let names: string[];

@@ -55,7 +55,15 @@ export async function openCustomBars(
   terminal: Terminal,
   req: CustomBarsRequest,
   zone: ServerZone | undefined,
-  opts: SeriesOptions & { engine?: BarEngine } = {},
+  opts: SeriesOptions & {
+    engine?: BarEngine;
+    /**
+     * Ticks read per chunk (default TICK_CHUNK_ROWS): a merge of many symbols' bars reads each
+     * symbol's ticks in smaller chunks (merged-series.ts sourceChunkRows), so that all of them
+     * together, read ahead, hold about what one symbol's would.
+     */
+    tickChunkRows?: number;
+  } = {},
 ): Promise<Series<BarChunk>> {
   const toServerMs = (ms: number): number => (zone ? zone.toServerMs(ms) : ms);
   const toUtcMs = (ms: number): number => (zone ? zone.toUtcMs(ms) : ms);
@@ -108,7 +116,7 @@ export async function openCustomBars(
   const settled = toServerMs(req.lastTickMs) >= readTo;
   const nowServerMs = toServerMs(settled ? req.lastTickMs : Math.max(req.lastTickMs, await timeCurrentMs(terminal)));
   const all = constants('COPY_TICKS').get('COPY_TICKS_ALL') ?? -1;
-  const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: TICK_CHUNK_ROWS });
+  const ticks = await terminal.copyTicksRange(req.symbol, fromUtc, toUtc, all, { chunkRows: opts.tickChunkRows ?? TICK_CHUNK_ROWS });
   return new CustomBarSeries(ticks, folder, nowServerMs, req.forming);
 }
 

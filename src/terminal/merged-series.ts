@@ -3,13 +3,16 @@
 // the order the symbols were listed, each merged chunk carrying a `symbol` Uint16Array (the
 // symbol's index in that list). The merge itself is the addon's (SeriesMerger, on the thread pool):
 // the JS thread only hands over each symbol's current chunk and refills the one whose rows ran out.
+// Custom bars (kind 'bars') are merged as rates, by time; their one extra column, time_close_msc,
+// follows the merged order (BarCloses): the merger takes each source's rows in order, so a merged
+// row of symbol k is the next untaken row of source k.
 //
 // Memory stays bounded whatever the number of symbols and the range: each source is read in chunks
 // of SOURCE_ROWS_BUDGET / symbols rows (at least MIN_SOURCE_ROWS), so all sources' current chunks
 // hold about SOURCE_ROWS_BUDGET rows together (~8 MB of ticks), and their read-ahead four times
 // that, which only READ_AHEAD_MAX_SOURCES sources or fewer do.
 import { addon, type NativeSeriesMerger } from './native.js';
-import { settleChunk, type RateChunk, type Series, type TickChunk } from './series.js';
+import { settleChunk, type BarChunk, type RateChunk, type Series, type TickChunk } from './series.js';
 import { DEFAULT_CHUNK_ROWS } from './native-terminal.js';
 
 /** A merged chunk: the one-symbol columns plus each row's symbol, an index into the list asked for. */
@@ -50,6 +53,50 @@ export function sourceChunkRows(symbols: number): number {
   return Math.max(MIN_SOURCE_ROWS, Math.min(DEFAULT_CHUNK_ROWS, Math.floor(SOURCE_ROWS_BUDGET / Math.max(1, symbols))));
 }
 
+/** A source chunk's time_close_msc words ([lo, hi] per row), copied: the chunk is released once merged. */
+interface CloseRun {
+  readonly words: Uint32Array;
+  at: number;
+}
+
+/**
+ * The time_close_msc column of merged custom bars: each source's values queued as its chunks are
+ * handed to the merger, and taken in the order of a merged chunk's `symbol` column. Copied as 32-bit
+ * words (a BigInt per row would allocate); what is queued is at most the rows of the sources' current
+ * chunks and of the merged chunk being filled.
+ */
+class BarCloses {
+  private readonly queues: CloseRun[][];
+
+  constructor(sources: number) {
+    this.queues = Array.from({ length: sources }, () => []);
+  }
+
+  /** The source's next chunk, as handed to the merger. */
+  push(id: number, chunk: BarChunk): void {
+    const c = chunk.time_close_msc;
+    this.queues[id]!.push({ words: new Uint32Array(c.buffer, c.byteOffset, chunk.rows * 2).slice(), at: 0 });
+  }
+
+  /** The merged rates chunk with its rows' time_close_msc. */
+  attach(chunk: Merged<RateChunk>): Merged<BarChunk> {
+    const out = new Uint32Array(chunk.rows * 2);
+    const ids = chunk.symbol;
+    for (let i = 0; i < chunk.rows; i++) {
+      const queue = this.queues[ids[i]!]!;
+      let run = queue[0]!;
+      if (run.at >= run.words.length) {
+        queue.shift();
+        run = queue[0]!;
+      }
+      out[2 * i] = run.words[run.at]!;
+      out[2 * i + 1] = run.words[run.at + 1]!;
+      run.at += 2;
+    }
+    return Object.assign(chunk, { time_close_msc: new BigInt64Array(out.buffer, 0, chunk.rows) });
+  }
+}
+
 class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>> {
   private readonly sources: Source<C>[];
   private merger: NativeSeriesMerger | undefined;
@@ -61,13 +108,16 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   /** The last merge step asked for: each step starts once the one before it has ended (one merger, one step at a time). */
   private chain: Promise<unknown> = Promise.resolve();
   readonly source?: string;
+  /** Custom bars: their time_close_msc, which the merger (of rates) does not carry. */
+  private readonly closes: BarCloses | undefined;
 
   constructor(
-    private readonly kind: 'ticks' | 'rates',
+    private readonly kind: 'ticks' | 'rates' | 'bars',
     series: readonly Series<C>[],
     private readonly minOutRows: number,
   ) {
     this.sources = series.map((s, id) => ({ id, series: s, chunk: null, from: 0 }));
+    if (kind === 'bars') this.closes = new BarCloses(series.length);
     const sources = series.map((s) => s.source).filter((s): s is string => s !== undefined);
     if (sources.length > 0) this.source = sources.join('; ');
     this.setChunkRows(DEFAULT_CHUNK_ROWS);
@@ -117,13 +167,13 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
       if (active.length === 0) {
         this.done = true;
         this.closeSources();
-        return merger.flush() as Merged<C> | null;
+        return this.withCloses(merger.flush() as Merged<C> | null);
       }
       const { next, chunk } = await merger.merge(active.flatMap((s) => [s.id, s.from]));
       active.forEach((s, i) => {
         s.from = next[i]!;
       });
-      if (chunk) return chunk as Merged<C>;
+      if (chunk) return this.withCloses(chunk as Merged<C>);
     }
   }
 
@@ -148,11 +198,17 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
             s.chunk = next;
             s.from = 0;
             merger.setSource(s.id, next);
+            this.closes?.push(s.id, next as unknown as BarChunk);
             return;
           }
         }
       }),
     );
+  }
+
+  private withCloses(chunk: Merged<C> | null): Merged<C> | null {
+    if (!chunk || !this.closes) return chunk;
+    return this.closes.attach(chunk as unknown as Merged<RateChunk>) as unknown as Merged<C>;
   }
 
   release(chunk: Merged<C>): void {
@@ -185,10 +241,11 @@ class MergedSeries<C extends TickChunk | RateChunk> implements Series<Merged<C>>
   }
 }
 
-function newMerger(kind: 'ticks' | 'rates', outRows: number): NativeSeriesMerger {
+function newMerger(kind: 'ticks' | 'rates' | 'bars', outRows: number): NativeSeriesMerger {
   const Merger = addon.SeriesMerger;
   if (!Merger) throw new Error('this build of the addon has no SeriesMerger (rebuild it: multi-symbol series need it)');
-  return new Merger(kind, outRows);
+  // Bars merge as rates (by time); BarCloses adds time_close_msc.
+  return new Merger(kind === 'bars' ? 'rates' : kind, outRows);
 }
 
 /**
@@ -202,7 +259,8 @@ export interface MergeOptions {
 
 export function mergeSeries(kind: 'ticks', series: readonly Series<TickChunk>[], options?: MergeOptions): Series<Merged<TickChunk>>;
 export function mergeSeries(kind: 'rates', series: readonly Series<RateChunk>[], options?: MergeOptions): Series<Merged<RateChunk>>;
-export function mergeSeries(kind: 'ticks' | 'rates', series: readonly Series<TickChunk | RateChunk>[], options: MergeOptions = {}): Series<Merged<TickChunk | RateChunk>> {
+export function mergeSeries(kind: 'bars', series: readonly Series<BarChunk>[], options?: MergeOptions): Series<Merged<BarChunk>>;
+export function mergeSeries(kind: 'ticks' | 'rates' | 'bars', series: readonly Series<TickChunk | RateChunk>[], options: MergeOptions = {}): Series<Merged<TickChunk | RateChunk>> {
   if (series.length === 0 || series.length > 65_536) throw new RangeError(`mergeSeries: 1 to 65536 series, got ${series.length}`);
   return new MergedSeries(kind, series, Math.max(1, Math.floor(options.minOutRows ?? MIN_OUT_ROWS)));
 }

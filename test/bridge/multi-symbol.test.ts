@@ -1,4 +1,4 @@
-// Many symbols in one pull (issue 36 §2) through the bridge: /ticks/range and /rates/range with
+// Many symbols in one pull (issue 36 §2) through the bridge: /ticks/range, /rates/range and /ticks/bars with
 // `symbols=` and `group=` over the MetaTrader5 stand-in equal each symbol's own answer merged by a
 // reference here (every row, every field, ties in list order); an unknown symbol is the usual 404
 // naming it, before anything is sent. The merge pages each symbol's series from the bridge as bulk
@@ -49,6 +49,21 @@ if (skip) {
     t.equal(same(got, want), -1, 'every row, every field, in order');
   });
 
+  for (const period of ['90s', 'ticks:50']) {
+    t.test(`custom bars (${period}): /ticks/bars merged by time, time_close_msc with each bar`, async (t) => {
+      const names = ['GBPUSD', 'EURUSD'];
+      const query = `period=${period}&${hour}`;
+      const want = await reference('/ticks/bars', names, query, 'time');
+      t.ok(new Set(want.map((r) => r.symbol)).size === 2 && want.length > 40, `${want.length} bars of both symbols`);
+      const res = await get(`/ticks/bars?symbols=${names.join(',')}&${query}`);
+      t.equal(res.status, 200);
+      t.equal(res.headers.get('tradeapi-symbols'), names.join(','));
+      const got = (await res.json()) as Row[];
+      t.equal(got.length, want.length, 'every bar once');
+      t.equal(same(got, want), -1, 'every row, every field, in order');
+    });
+  }
+
   t.test("group=: the stand-in's symbols that match, in symbols_get order", async (t) => {
     const res = await get(`/ticks/range?group=*USD*,!EURUSD&${hour}&format=packed`);
     t.equal(res.status, 200);
@@ -64,5 +79,8 @@ if (skip) {
     t.equal(res.status, 404);
     t.match(res.headers.get('content-type') ?? '', /problem\+json/);
     t.match(((await res.json()) as { detail?: string }).detail ?? '', /NOSUCH/);
+    const bars = await get(`/ticks/bars?symbols=EURUSD,NOSUCH&period=90s&${hour}&format=arrow`);
+    t.equal(bars.status, 404, 'custom bars alike');
+    t.match(((await bars.json()) as { detail?: string }).detail ?? '', /NOSUCH/);
   });
 }

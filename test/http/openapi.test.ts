@@ -91,6 +91,12 @@ await forEachAdapter(t, async (t, adapter) => {
     t.match(JSON.stringify(param('/calc/margin', 'action')?.schema), /ORDER_TYPE_BUY/);
     t.match(param('/rates/from', 'count'), { required: true, schema: { type: 'integer', minimum: 1, maximum: 1000000 } });
     t.match(param('/symbols', 'group'), { required: false });
+    // The multi-symbol choice, with examples, on the range routes and custom bars alike.
+    for (const path of ['/ticks/range', '/rates/range', '/ticks/bars']) {
+      t.match(param(path, 'symbol'), { required: false, schema: { examples: ['EURUSD'] } }, `${path}: symbol optional`);
+      t.match(param(path, 'symbols'), { required: false, schema: { maxLength: 2048, examples: ['EURUSD,GBPUSD,USDJPY'] } }, `${path}: symbols`);
+      t.match(param(path, 'group'), { required: false, schema: { examples: ['*USD*,!EURUSD'] } }, `${path}: group`);
+    }
     t.match(param('/rates/from', 'date_from'), { schema: { type: 'string', format: 'date-time' } });
     t.notMatch(JSON.stringify(doc), /x-kind|x-family/, 'private hints stripped');
     t.match(doc.paths['/symbols/{symbol}/select']?.post?.parameters, [{ name: 'symbol', in: 'path', required: true }, { name: 'enable', in: 'query', required: true }]);

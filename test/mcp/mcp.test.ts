@@ -103,7 +103,7 @@ await forEachAdapter(t, async (t, adapter) => {
         t.match(short.structuredContent, { rows: all, returned: all.length, more: false });
       });
 
-      await t.test('issue 36 through MCP: custom bars (get_ticks_bars) and many symbols in one copy_ticks_range', async (t) => {
+      await t.test('issue 36 through MCP: custom bars (get_ticks_bars) and many symbols in one copy_ticks_range and get_ticks_bars', async (t) => {
         const bars = await callTool(client, 'get_ticks_bars', { ...DAY, period: '90s' });
         t.notOk(bars.isError);
         const want = (await http(`/ticks/bars?symbol=EURUSD&period=90s&date_from=${DAY.date_from}&date_to=${DAY.date_to}`)) as unknown[];
@@ -114,6 +114,12 @@ await forEachAdapter(t, async (t, adapter) => {
         const all = (await http(`/ticks/range?symbols=GBPUSD,EURUSD&date_from=${TEN_SECONDS.date_from}&date_to=${TEN_SECONDS.date_to}`)) as Array<{ symbol: string }>;
         t.ok(new Set(all.map((r) => r.symbol)).size === 2, 'both symbols tick in those ten seconds');
         t.match(merged.structuredContent, { rows: all, returned: all.length, more: false });
+        const hour = { date_from: '2024-01-09T10:00:00Z', date_to: '2024-01-09T11:00:00Z' };
+        const mergedBars = await callTool(client, 'get_ticks_bars', { symbols: 'GBPUSD,EURUSD', period: '90s', ...hour });
+        t.notOk(mergedBars.isError);
+        const bothBars = (await http(`/ticks/bars?symbols=GBPUSD,EURUSD&period=90s&date_from=${hour.date_from}&date_to=${hour.date_to}`)) as Array<{ symbol: string }>;
+        t.ok(new Set(bothBars.map((r) => r.symbol)).size === 2 && bothBars.length <= MAX_INLINE_ROWS, `${bothBars.length} bars of both symbols`);
+        t.match(mergedBars.structuredContent, { rows: bothBars, returned: bothBars.length, more: false });
       });
 
       await t.test('account_info answers what GET /account answers', async (t) => {

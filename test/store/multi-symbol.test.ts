@@ -1,6 +1,6 @@
 // Many symbols in one pull from the store (issue 36 §2): with TRADEAPI_STORE, a merged /ticks/range
-// whose symbols the store holds in part answers what the terminal alone answers, byte for byte in
-// JSON and Arrow: the merge takes the store's chunks as it takes the terminal's.
+// or /ticks/bars whose symbols the store holds in part answers what the terminal alone answers, byte for byte in
+// JSON and Arrow, for ticks and for custom bars: the merge takes the store's chunks as it takes the terminal's.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,20 +28,28 @@ const adapter = availableAdapters()[0]!;
 const withStore = await serve(t, adapter, terminal, { TRADEAPI_STORE: store });
 const plain = await serve(t, adapter, terminal);
 
-const query = '/ticks/range?symbols=GBPUSD,USDJPY,EURUSD&date_from=2024-01-08T10:00:00Z&date_to=2024-01-08T11:00:00Z';
+const queries = [
+  // Ticks, and custom bars (time bars and tick bars, built from the store's ticks as from the terminal's).
+  { what: 'ticks', path: '/ticks/range?symbols=GBPUSD,USDJPY,EURUSD&date_from=2024-01-08T10:00:00Z&date_to=2024-01-08T11:00:00Z', bytes: 100_000 },
+  { what: '90 s bars', path: '/ticks/bars?symbols=GBPUSD,USDJPY,EURUSD&period=90s&date_from=2024-01-08T10:00:00Z&date_to=2024-01-08T11:00:00Z', bytes: 10_000 },
+  { what: 'tick bars', path: '/ticks/bars?symbols=GBPUSD,USDJPY,EURUSD&period=ticks:50&date_from=2024-01-08T10:00:00Z&date_to=2024-01-08T11:00:00Z', bytes: 10_000 },
+];
 
-for (const format of ['json', 'arrow'] as const) {
-  await t.test(`${format}: the store's answer is the terminal's`, async (t) => {
-    const a = await withStore.get(`${query}&format=${format}`);
-    const b = await plain.get(`${query}&format=${format}`);
-    t.equal(a.status, 200);
-    t.match(a.headers.get('tradeapi-source') ?? '', /store=2024-01-08T10:00:00\.000Z/, 'the store took part');
-    t.equal(b.headers.get('tradeapi-source'), null, 'the terminal alone');
-    const x = Buffer.from(await a.arrayBuffer());
-    const y = Buffer.from(await b.arrayBuffer());
-    t.ok(x.byteLength > 100_000, `a real answer (${x.byteLength} bytes)`);
-    t.ok(x.equals(y), 'byte for byte');
-  });
+for (const { what, path: query, bytes } of queries) {
+  for (const format of ['json', 'arrow'] as const) {
+    await t.test(`${what}, ${format}: the store's answer is the terminal's`, async (t) => {
+      const a = await withStore.get(`${query}&format=${format}`);
+      const b = await plain.get(`${query}&format=${format}`);
+      t.equal(a.status, 200);
+      t.equal(a.headers.get('tradeapi-symbols'), 'GBPUSD,USDJPY,EURUSD');
+      t.match(a.headers.get('tradeapi-source') ?? '', /store=2024-01-08/, 'the store took part');
+      t.equal(b.headers.get('tradeapi-source'), null, 'the terminal alone');
+      const x = Buffer.from(await a.arrayBuffer());
+      const y = Buffer.from(await b.arrayBuffer());
+      t.ok(x.byteLength > bytes, `a real answer (${x.byteLength} bytes)`);
+      t.ok(x.equals(y), 'byte for byte');
+    });
+  }
 }
 
 await t.test(`${DOC_SNIPPETS.storeSeries.page}'s custom bars and many-symbol block, as written`, { skip: curlMissing() }, async (t) => {

@@ -4,7 +4,7 @@
 import t from 'tap';
 
 import { mergeSeries } from '../../src/terminal/merged-series.js';
-import type { RateChunk, Series, TickChunk } from '../../src/terminal/series.js';
+import type { BarChunk, RateChunk, Series, TickChunk } from '../../src/terminal/series.js';
 
 /** A series over fixed chunks (JS arrays, as a store or a test terminal might hand them). */
 function seriesOf<C extends { rows: number }>(chunks: C[]): Series<C> & { closed: boolean } {
@@ -108,6 +108,43 @@ t.test('bars merge by time; closing early closes every source', async (t) => {
   early.close();
   t.ok(c.closed && d.closed, 'close() closes the sources');
   t.equal(await early.next(), null);
+});
+
+t.test("custom bars merge by time, each row's time_close_msc with it, across every chunk boundary", async (t) => {
+  // Many bars of equal time (tick bars), in chunks of 0 to 6 rows, 37-row outputs: a source's chunk
+  // is replaced while rows of the one before still wait in the output being filled.
+  const symbols = [0, 1, 2, 3].map((s) => makeSymbol(s, s === 2 ? 0 : 150 + random(200)));
+  const asBars = (c: TickChunk, symbol: number): BarChunk => ({
+    rows: c.rows,
+    time: c.time,
+    open: c.bid,
+    high: c.ask,
+    low: c.last,
+    close: c.volume_real,
+    tick_volume: c.volume,
+    spread: Int32Array.from(c.flags),
+    real_volume: c.volume,
+    // Beyond 2^32, negative for some symbols: both 32-bit halves must follow the row.
+    time_close_msc: BigInt64Array.from(c.volume, (v) => (symbol % 2 ? -1n : 1n) * (BigInt(symbol) * 2n ** 40n + v)),
+  });
+  const sources = symbols.map((s, id) => seriesOf(s.chunks.map((c) => asBars(c, id))));
+  const merged = mergeSeries('bars', sources, { minOutRows: 1 });
+  merged.setChunkRows?.(37);
+  const got: [number, number, number][] = [];
+  let strays = 0;
+  for await (const chunk of merged) {
+    t.ok(chunk.time_close_msc instanceof BigInt64Array && chunk.time_close_msc.length === chunk.rows, 'a time_close_msc column of the chunk\'s rows');
+    for (let i = 0; i < chunk.rows; i++) {
+      const id = chunk.symbol[i]!;
+      got.push([Number(chunk.time[i]), id, Number(chunk.tick_volume[i])]);
+      if (chunk.time_close_msc[i] !== (id % 2 ? -1n : 1n) * (BigInt(id) * 2n ** 40n + chunk.tick_volume[i]!)) strays++;
+    }
+  }
+  t.equal(strays, 0, "every row's time_close_msc is its own source row's");
+  const want = symbols.flatMap((s, id) => s.all.map((ms, row) => [Math.floor(ms / 1000), id, row] as [number, number, number]));
+  want.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  t.same(got, want, `${want.length} bars in merged order`);
+  t.ok(sources.every((s) => s.closed), 'every source closed at the end');
 });
 
 t.test('a source that fails fails the merged series and closes the others', async (t) => {

@@ -1,7 +1,11 @@
 """tradeapi_client.quant against a real gateway on the simulator: bars() of a period equal to an MT5
 timeframe are copy_rates_range's bars field for field (plus the close time), tick bars count their
-ticks; ticks() of several symbols is their copy_ticks_range rows merged in time order, each with its
-symbol; failures return None with last_error, as the drop-in's functions do."""
+ticks; bars() and ticks() of several symbols are each symbol's own rows merged in time order (ties in
+the order given), each with its symbol; failures return None with last_error, as the drop-in's functions do."""
+import os
+import re
+import subprocess
+import sys
 import unittest
 from datetime import datetime, timezone
 
@@ -48,12 +52,54 @@ class Quant(harness.SimSession):
         self.assertEqual(len(got), sum(len(mt5.copy_ticks_range(s, start, end, mt5.COPY_TICKS_ALL)) for s in ("EURUSD", "GBPUSD")))
         self.assertEqual(len(quant.ticks("EURUSD,GBPUSD", start, end)), len(got), "a comma-separated list too")
 
+    def test_bars_of_several_symbols_merged_in_time_order(self):
+        names = ["USDJPY", "EURUSD", "GBPUSD"]
+        for period in ("90s", "ticks:20"):
+            got = quant.bars(names, period, FROM, TO)
+            self.assertIsNotNone(got, mt5.last_error())
+            own = [quant.bars(name, period, FROM, TO) for name in names]
+            # The reference: every symbol's own bars, stably sorted by time, ties in list order.
+            ref = np.concatenate(own)
+            at = np.concatenate([np.full(len(o), i) for i, o in enumerate(own)])
+            order = np.lexsort((np.arange(len(ref)), at, ref["time"]))
+            self.assertEqual(len(got), len(ref), period)
+            self.assertGreater(len(got), 100, period)
+            self.assertTrue(np.array_equal(got["symbol"], np.asarray(names)[at[order]]), "%s: symbol of every row" % period)
+            for name in quant.BAR_DTYPE.names:
+                self.assertTrue(np.array_equal(got[name], ref[order][name]), "%s %s" % (period, name))
+            ties = np.sum((np.diff(got["time"]) == 0) & (got["symbol"][1:] != got["symbol"][:-1]))
+            self.assertGreater(ties, 0, "%s: bars of different symbols at the same time" % period)
+        self.assertEqual(len(quant.bars("USDJPY,EURUSD", "90s", FROM, TO)), len(quant.bars(("USDJPY", "EURUSD"), "90s", FROM, TO)),
+                         "a comma-separated string and a tuple alike")
+        self.assertIsNone(quant.bars(["EURUSD", "NOPE"], "90s", FROM, TO))
+        self.assertNotEqual(mt5.last_error()[0], 1, "an unknown symbol fails the pull")
+
     def test_failures_return_none_with_last_error(self):
         self.assertIsNone(quant.bars("EURUSD", "7m", FROM, TO))
         code, text = mt5.last_error()
         self.assertEqual(code, -2, text)
         self.assertIsNone(quant.ticks(["EURUSD", "NOPE"], FROM, TO))
         self.assertNotEqual(mt5.last_error()[0], 1)
+
+
+class ReadmeExample(unittest.TestCase):
+    def test_the_readme_block_runs_verbatim(self):
+        with open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        section = text.split("\n### Bars of any period, many symbols in one pull: `tradeapi_client.quant`\n", 1)[1].split("\n## ", 1)[0]
+        blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+        self.assertEqual(len(blocks), 1)
+        gw = harness.sim_gateway()
+        try:
+            # Verbatim but for the gateway's address.
+            code = blocks[0].replace("http://127.0.0.1:8000", gw.url)
+            env = dict(os.environ, PYTHONPATH=harness.CLIENT_DIR)
+            env.pop("TRADEAPI_KEY", None)
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+        finally:
+            gw.stop()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout.splitlines()[-1], r"^\d+ \d+\.\d+ \[.*'EURUSD'.*\] \[.*'EURUSD'.*'GBPUSD'.*\]$")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@
 * ``stream_trade_events(kinds, since)`` / ``TradeState`` — the account's deals, orders, positions
   and money as events (snapshot + changes), resumed after a reconnect (``tradeapi_client.trade_events``).
 * ``from tradeapi_client import quant`` — ``quant.bars(symbol, "90s", …)`` bars of any period built
-  from ticks, ``quant.ticks([...], …)`` many symbols' ticks in one merged pull.
+  from ticks (of several symbols: ``quant.bars([...], "90s", …)``, one merged pull), ``quant.ticks([...], …)``
+  many symbols' ticks in one merged pull.
 * ``to_pandas(result)`` — a DataFrame with UTC ``datetime64[ns]`` time columns (needs pandas).
 * ``to_polars(result)`` — a polars DataFrame with UTC ``Datetime('ms')`` time columns (needs polars).
 """
