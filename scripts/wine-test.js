@@ -24,7 +24,7 @@
 //   node scripts/wine-test.js [--no-build] [tap files or dirs...]
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -162,6 +162,13 @@ for (const entry of ['package.json', 'CMakeLists.txt', '.taprc', 'tsconfig.json'
 mkdirSync(path.join(tree, 'prebuilds', 'win32-x64'), { recursive: true });
 writeFileSync(path.join(tree, 'prebuilds', 'win32-x64', 'tradeapi.node'), testedAddon);
 symlinkSync(path.join(root, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+// tap's Test class, built with .taprc's plugin list, links test-built/node_modules to
+// .tap/plugins/node_modules (for plugins installed outside node_modules; ours are all tap's own).
+// Windows node under Wine does not resolve that link: @tapjs/core loaded twice, once through it,
+// and every file failed with "Cannot access 'Test' before initialization". Without the link both
+// resolve to node_modules/@tapjs/core, as on Linux.
+const pluginLink = path.join(root, 'node_modules', '@tapjs', 'test', 'test-built', 'node_modules');
+if (lstatSafe(pluginLink)?.isSymbolicLink()) rmSync(pluginLink);
 
 // 4. Preflight: what a Windows user's node loads, and both adapters.
 const preflight = underWine('preflight', [nodeExe, '--import=@tapjs/typescript/import', 'test/wine/preflight.ts'], { cwd: tree });
@@ -293,4 +300,13 @@ function countByAdapter(tap) {
     counts[adapter][m[3] === 'ok' ? 'passed' : 'failed']++;
   }
   return counts;
+}
+
+/** lstat, or undefined where nothing is. */
+function lstatSafe(p) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
 }
