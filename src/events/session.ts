@@ -247,10 +247,10 @@ export class EventSession {
       },
       live: (messages) => {
         // One buffer for the whole delivery, queued in one piece, as for ticks (one seq stamping, one write).
+        // The key names exactly these frames: the market part of the ids, then each event and its deal id.
         const first = messages[0]?.source;
-        const tickId = this.eventId();
-        let key = tickId;
-        for (const m of messages) key += m.source ? `,${serialOf(m.source)}:${m.dealId ?? ''}` : ',?';
+        let key = `${this.eventId()}|`;
+        for (const m of messages) key += m.source ? `${serialOf(m.source)}:${m.dealId ?? ''},` : '?,';
         let byKey = first && encodedAccount.get(first);
         let encoded = byKey?.get(key);
         if (!encoded) {
