@@ -18,10 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
 
-import { loadConfig } from '../src/config/index.js';
+import { loadConfig, type Config } from '../src/config/index.js';
 import { pickAdapter } from '../src/http/adapters/index.js';
 import { createLogger } from '../src/log.js';
-import { startServer } from '../src/server.js';
+import { startServer, type RunningServer } from '../src/server.js';
 import { openSimTerminal, type Terminal } from '../src/terminal/index.js';
 import type { Series, TickChunk } from '../src/terminal/series.js';
 import { isMain } from './is-main.js';
@@ -40,7 +40,7 @@ function arg(name: string, fallback: number): number {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-interface ClientReport {
+export interface ClientReport {
   connected: number;
   refused: number;
   events: number;
@@ -54,8 +54,18 @@ interface ClientReport {
 
 const keyOf = (symbol: string, timeMsc: number, bid: number, ask: number): string => `${symbol}|${timeMsc}|${bid}|${ask}`;
 
+/** The events a client counts: what the feeds deliver, and the gaps that stand for what was dropped (not snapshots nor acks). */
+const COUNTED = new Set(['tick', 'book', 'gap', 'deal', 'order', 'position', 'account']);
+
+/** The SSE path and the WebSocket subscribe message for `kinds` ('tick': on `symbols`; account kinds: none). */
+function subscription(kinds: string, symbols: string): { path: string; subscribe: string } {
+  if (kinds === 'tick') return { path: `/events?symbols=${symbols}`, subscribe: JSON.stringify({ op: 'subscribe', symbols: symbols.split(',') }) };
+  return { path: `/events?kinds=${kinds}`, subscribe: JSON.stringify({ op: 'subscribe', kinds: kinds.split(',') }) };
+}
+
 /** Child side: open the clients, count for `seconds` after `warmup`, print a report. */
-async function clients(port: number, n: number, symbols: string, seconds: number, ws: boolean, probe: boolean): Promise<void> {
+async function clients(port: number, n: number, symbols: string, kinds: string, seconds: number, ws: boolean, probe: boolean): Promise<void> {
+  const { path, subscribe } = subscription(kinds, symbols);
   const report: ClientReport = { connected: 0, refused: 0, events: 0, gaps: 0, dropped: 0, samples: [], cpuPct: 0 };
   let counting = false;
   const sampled = (_i: number): boolean => probe;
@@ -69,7 +79,7 @@ async function clients(port: number, n: number, symbols: string, seconds: number
       return;
     }
     const m = JSON.parse(data.toString('utf8')) as { event: string; data?: { symbol: string; time_msc: number; bid: number; ask: number; dropped?: number } };
-    if (m.event !== 'tick' && m.event !== 'gap' && m.event !== 'book') return;
+    if (!COUNTED.has(m.event)) return;
     report.events++;
     if (m.event === 'gap') {
       report.gaps++;
@@ -83,7 +93,7 @@ async function clients(port: number, n: number, symbols: string, seconds: number
           const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { perMessageDeflate: false });
           socket.on('open', () => {
             report.connected++;
-            socket.send(JSON.stringify({ op: 'subscribe', symbols: symbols.split(',') }));
+            socket.send(subscribe);
             resolve();
           });
           socket.on('message', (data: Buffer) => onWsMessage(i, data));
@@ -98,7 +108,7 @@ async function clients(port: number, n: number, symbols: string, seconds: number
   } else await Promise.all(
     Array.from({ length: n }, (_, i) =>
       new Promise<void>((resolve) => {
-        const req = http.get({ host: '127.0.0.1', port, path: `/events?symbols=${symbols}`, agent, headers: { accept: 'text/event-stream' } }, (res) => {
+        const req = http.get({ host: '127.0.0.1', port, path, agent, headers: { accept: 'text/event-stream' } }, (res) => {
           if (res.statusCode !== 200) {
             report.refused++;
             res.resume();
@@ -108,7 +118,7 @@ async function clients(port: number, n: number, symbols: string, seconds: number
           report.connected++;
           const parser = createParser({
             onEvent: (e) => {
-              if (!counting) return;
+              if (!counting || !COUNTED.has(e.event ?? 'message')) return;
               report.events++;
               if (e.event === 'gap') {
                 report.gaps++;
@@ -176,39 +186,40 @@ function probed(terminal: Terminal, left: Map<string, number>): Terminal {
   });
 }
 
-async function main(): Promise<void> {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    console.log(USAGE);
-    return;
-  }
-  const n = arg('clients', 1000);
-  const s = arg('symbols', 10);
-  const seconds = arg('seconds', 20);
-  const pollMs = arg('poll-ms', 100);
-  const ws = process.argv.includes('--ws');
-  const symbols = SYMBOLS.slice(0, s).join(',');
-  const left = new Map<string, number>();
-  const sim = openSimTerminal({ seed: 42 });
-  // Some of them (ETHUSD) are not in a fresh terminal's Market Watch, whose live tick it refuses.
-  for (const symbol of SYMBOLS.slice(0, s)) await sim.symbolSelect(symbol, true);
-  const config = loadConfig({
-    TRADEAPI_HOST: '127.0.0.1',
-    TRADEAPI_PORT: '0',
-    TRADEAPI_EVENTS_POLL_MS: String(pollMs),
-    TRADEAPI_MAX_EVENT_CLIENTS: String(Math.max(n, 1)),
-    TRADEAPI_MAX_CONNECTIONS: String(n + 100),
-    ...(process.env.TRADEAPI_HTTP ? { TRADEAPI_HTTP: process.env.TRADEAPI_HTTP } : {}),
-  });
-  const adapter = pickAdapter(config.http).adapter;
-  const server = await startServer({ terminal: probed(sim, left), config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('error') });
-  console.log(`== events fan-out: ${n} ${ws ? 'WebSocket' : 'SSE'} clients x ${s} symbols (${symbols}), poll ${pollMs} ms, adapter ${adapter.name}, ${seconds} s ==`);
-  const probeN = Math.min(n, SAMPLED_CLIENTS);
+export interface FanOutOptions {
+  /** Clients in all (the last SAMPLED_CLIENTS of them are the probe). */
+  clients: number;
+  /** The tick symbols, comma-separated (kinds 'tick'). */
+  symbols: string;
+  /** 'tick', or account kinds ('deal,order,position,account'). */
+  kinds: string;
+  seconds: number;
+  ws: boolean;
+}
+
+export interface FanOutResult {
+  report: ClientReport;
+  /** The counting window, s. */
+  elapsed: number;
+  /** This process's CPU (user + system, every thread: server, simulator, probe) over the window, µs. */
+  cpuUs: number;
+  rssPeak: number;
+  streams: number;
+  polled: number;
+  queuePeak: number;
+}
+
+/**
+ * Connects `clients` clients (in two child processes: the load, then the probe) to `server`, waits for
+ * them and a warm-up, counts their events for `seconds` while this process's CPU is measured, and
+ * closes them.
+ */
+export async function fanOut(server: Pick<RunningServer, 'port' | 'eventStats'>, o: FanOutOptions): Promise<FanOutResult> {
+  const probeN = Math.min(o.clients, SAMPLED_CLIENTS);
   const spawnClients = (count: number, probe: boolean) =>
-    spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(count), symbols, String(seconds), ws ? '1' : '0', probe ? '1' : '0'], {
+    spawn(process.execPath, [fileURLToPath(import.meta.url), '--role-clients', String(server.port), String(count), o.symbols, o.kinds, String(o.seconds), o.ws ? '1' : '0', probe ? '1' : '0'], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-  let cpu0 = process.cpuUsage();
-  let t0 = now();
   let rssPeak = 0;
   let streams = 0;
   let polled = 0;
@@ -229,21 +240,25 @@ async function main(): Promise<void> {
         if ('ready' in m) onConnected();
         else if (!('started' in m)) resolve(m);
       });
-      child.on('exit', (code) => reject(new Error(`clients exited with ${code}`)));
+      // 'close', not 'exit': the report may still be in the IPC channel when the process has exited.
+      child.on('close', (code) => reject(new Error(`clients exited with ${code} before their report`)));
     });
     return { child, connected, report };
   };
-  const load = n > probeN ? run(spawnClients(n - probeN, false)) : undefined;
+  const load = o.clients > probeN ? run(spawnClients(o.clients - probeN, false)) : undefined;
   await load?.connected;
   const probe = run(spawnClients(probeN, true));
   await probe.connected;
   await new Promise((r) => setTimeout(r, 3_000)); // warm-up
-  cpu0 = process.cpuUsage();
-  t0 = now();
+  const cpu0 = process.cpuUsage();
+  const t0 = now();
   rssPeak = process.memoryUsage().rss;
   load?.child.send('go');
   probe.child.send('go');
   const [loadReport, probeReport] = await Promise.all([load?.report, probe.report]);
+  const elapsed = (now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
   const report: ClientReport = {
     connected: probeReport.connected + (loadReport?.connected ?? 0),
     refused: probeReport.refused + (loadReport?.refused ?? 0),
@@ -253,9 +268,43 @@ async function main(): Promise<void> {
     samples: probeReport.samples,
     cpuPct: probeReport.cpuPct + (loadReport?.cpuPct ?? 0),
   };
-  const elapsed = (now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  clearInterval(sampler);
+  return { report, elapsed, cpuUs: cpu.user + cpu.system, rssPeak, streams, polled, queuePeak };
+}
+
+/** The server's settings for `clients` event clients (all of them admitted) polling every `pollMs`. */
+export function fanOutConfig(clients: number, pollMs: number, env: Readonly<Record<string, string>> = {}): Config {
+  return loadConfig({
+    TRADEAPI_HOST: '127.0.0.1',
+    TRADEAPI_PORT: '0',
+    TRADEAPI_EVENTS_POLL_MS: String(pollMs),
+    TRADEAPI_MAX_EVENT_CLIENTS: String(Math.max(clients, 1)),
+    TRADEAPI_MAX_CONNECTIONS: String(clients + 100),
+    ...(process.env.TRADEAPI_HTTP ? { TRADEAPI_HTTP: process.env.TRADEAPI_HTTP } : {}),
+    ...env,
+  });
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
+  const n = arg('clients', 1000);
+  const s = arg('symbols', 10);
+  const seconds = arg('seconds', 20);
+  const pollMs = arg('poll-ms', 100);
+  const ws = process.argv.includes('--ws');
+  const symbols = SYMBOLS.slice(0, s).join(',');
+  const left = new Map<string, number>();
+  const sim = openSimTerminal({ seed: 42 });
+  // Some of them (ETHUSD) are not in a fresh terminal's Market Watch, whose live tick it refuses.
+  for (const symbol of SYMBOLS.slice(0, s)) await sim.symbolSelect(symbol, true);
+  const config = fanOutConfig(n, pollMs);
+  const adapter = pickAdapter(config.http).adapter;
+  const server = await startServer({ terminal: probed(sim, left), config, adapter, host: '127.0.0.1', port: 0, logger: createLogger('error') });
+  console.log(`== events fan-out: ${n} ${ws ? 'WebSocket' : 'SSE'} clients x ${s} symbols (${symbols}), poll ${pollMs} ms, adapter ${adapter.name}, ${seconds} s ==`);
+  const probeN = Math.min(n, SAMPLED_CLIENTS);
+  const { report, elapsed, cpuUs, rssPeak, streams, polled, queuePeak } = await fanOut(server, { clients: n, symbols, kinds: 'tick', seconds, ws });
   const lat: number[] = [];
   let unmatched = 0;
   for (const [key, arrival] of report.samples) {
@@ -268,7 +317,6 @@ async function main(): Promise<void> {
   console.log(`events delivered: ${report.events} in ${elapsed.toFixed(1)} s = ${Math.round(report.events / elapsed)} events/s`);
   console.log(`latency terminal layer -> client (${lat.length} events of the ${probeN} probe clients, connected last): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms${unmatched ? ` (${unmatched} unmatched)` : ''}`);
   console.log(`client processes CPU ${report.cpuPct} % of a core`);
-  const cpuUs = cpu.user + cpu.system;
   console.log(`gaps ${report.gaps}, dropped ${report.dropped}; server CPU ${((cpuUs / 1e6 / elapsed) * 100).toFixed(0)} % of a core = ${(cpuUs / Math.max(1, report.events)).toFixed(2)} µs per event delivered; RSS peak ${Math.round(rssPeak / 2 ** 20)} MiB; largest client queue ${queuePeak} bytes`);
   await server.close(1000);
   await sim.close();
@@ -277,8 +325,8 @@ async function main(): Promise<void> {
 if (isMain(import.meta.url)) {
   const role = process.argv.indexOf('--role-clients');
   if (role >= 0) {
-    const [port, n, symbols, seconds, ws, probe] = process.argv.slice(role + 1);
-    await clients(Number(port), Number(n), symbols as string, Number(seconds), ws === '1', probe === '1');
+    const [port, n, symbols, kinds, seconds, ws, probe] = process.argv.slice(role + 1);
+    await clients(Number(port), Number(n), symbols as string, kinds as string, Number(seconds), ws === '1', probe === '1');
     process.exit(0);
   } else {
     await main();

@@ -96,8 +96,20 @@ interface EncodedDelivery {
 /** Per delivery (the feed hands every stream on the same symbols the same array), per starting event id. */
 const encodedDeliveries = new WeakMap<readonly FeedTick[], Map<string, EncodedDelivery>>();
 
-/** An account event's frame, made once however many streams send it with the same id (the feed hands all the same object). */
-const encodedAccount = new WeakMap<object, { id: string | undefined; bytes: Uint8Array }>();
+/**
+ * A live delivery of account events, encoded once for every stream that sends the same messages
+ * with the same ids (streams on the same kinds advance in step, as on ticks): under its first
+ * event (the feed hands all streams the same objects), per the messages' events and ids.
+ */
+const encodedAccount = new WeakMap<object, Map<string, { bytes: Uint8Array; ends: readonly number[] }>>();
+/** A number per account event (for the key above: a stream's messages may span deliveries after a catch-up). */
+const accountSerials = new WeakMap<object, number>();
+let nextAccountSerial = 0;
+const serialOf = (source: object): number => {
+  let n = accountSerials.get(source);
+  if (n === undefined) accountSerials.set(source, (n = nextAccountSerial++));
+  return n;
+};
 
 /** Made once per depth update however many streams send it (the feed hands all the same object). */
 const encodedBooks = new WeakMap<BookUpdate, Uint8Array>();
@@ -234,15 +246,28 @@ export class EventSession {
         return true;
       },
       live: (messages) => {
-        for (const m of messages) {
-          const e = framed(m);
-          let cached = m.source && encodedAccount.get(m.source);
-          if (!cached || cached.id !== e.id) {
-            cached = { id: e.id, bytes: Buffer.from(frameText(e), 'utf8') };
-            if (m.source) encodedAccount.set(m.source, cached);
+        // One buffer for the whole delivery, queued in one piece, as for ticks (one seq stamping, one write).
+        // The key names exactly these frames: the market part of the ids, then each event and its deal id.
+        const first = messages[0]?.source;
+        let key = `${this.eventId()}|`;
+        for (const m of messages) key += m.source ? `${serialOf(m.source)}:${m.dealId ?? ''},` : '?,';
+        let byKey = first && encodedAccount.get(first);
+        let encoded = byKey?.get(key);
+        if (!encoded) {
+          let text = '';
+          const ends: number[] = [];
+          for (const m of messages) {
+            text += frameText(framed(m));
+            ends.push(text.length); // (ASCII but for exotic text in a record: fixed below if not)
           }
-          sse.pushEncoded(cached.bytes, [cached.bytes.byteLength]);
+          const bytes = Buffer.from(text, 'utf8');
+          encoded = { bytes, ends: bytes.byteLength === text.length ? ends : utf8Ends(text, ends) };
+          if (first && messages.every((m) => m.source)) {
+            if (!byKey) encodedAccount.set(first, (byKey = new Map()));
+            byKey.set(key, encoded);
+          }
         }
+        sse.pushEncoded(encoded.bytes, encoded.ends);
       },
     };
   }

@@ -657,14 +657,19 @@ export class WsSession {
         return true;
       },
       live: (messages) => {
-        for (const m of messages) {
-          let bytes = m.source && messageOfAccount.get(m.source);
-          if (!bytes) {
-            bytes = Buffer.from(text(m), 'utf8');
-            if (m.source) messageOfAccount.set(m.source, bytes);
+        const conn = this.conn;
+        if (!conn) return;
+        // One delivery: all its frames in one socket write, as ticks' (onTicks).
+        conn.cork(() => {
+          for (const m of messages) {
+            let bytes = m.source && messageOfAccount.get(m.source);
+            if (!bytes) {
+              bytes = Buffer.from(text(m), 'utf8');
+              if (m.source) messageOfAccount.set(m.source, bytes);
+            }
+            this.sendEvent(bytes, 1, true);
           }
-          this.sendEvent(bytes, 1, true);
-        }
+        });
       },
     };
   }

@@ -126,6 +126,40 @@ void forEachAdapter(t, async (t, adapter) => {
     await c.waitFor(() => events(c, 'account').some((m) => data(m).balance === 10_025), WAIT_MS, 'the balance after the close');
   });
 
+  t.test("one poll's changes: streams in step share them, streams of other kinds get their own, each numbered in turn", async (t) => {
+    const acc = new ScriptedAccount(sim);
+    acc.open(700, Date.now() - 60_000);
+    const srv = await serve(t, adapter, acc.terminal, env);
+    const open = async (kinds: string): Promise<SseClient> => {
+      const c = await SseClient.open(`${srv.base}/events?kinds=${kinds}`);
+      t.teardown(() => c.close());
+      await c.waitFor(() => events(c, 'snapshot').length >= kinds.split(',').length - (kinds.includes('deal') ? 1 : 0), WAIT_MS, `${kinds}: the snapshots`);
+      return c;
+    };
+    // c and d start their deliveries at the same event (the first order) as each other, with other kinds.
+    const [a, b, c, d] = [await open('deal,order,position'), await open('deal,order,position'), await open('order,position'), await open('order')];
+    // In one turn of the loop: one poll sees them all.
+    acc.place(701);
+    acc.place(702);
+    acc.open(703, Date.now());
+    acc.close(700, 704, Date.now(), 5);
+    const live = (c: SseClient): SseMessage[] => c.messages.filter((m) => m.event !== 'snapshot');
+    for (const s of [a, b]) await s.waitFor(() => live(s).length >= 6, WAIT_MS, 'two deals, two orders, two positions');
+    await c.waitFor(() => live(c).length >= 4, WAIT_MS, 'two orders, two positions');
+    await d.waitFor(() => live(d).length >= 2, WAIT_MS, 'two orders');
+    const shape = (s: SseClient): Array<[string, string | undefined, Json]> => live(s).map((m) => [m.event, m.id, data(m)]);
+    t.same(live(a).map((m) => m.event), ['deal', 'deal', 'order', 'order', 'position', 'position'], 'deals, orders, positions, in that order');
+    t.same(live(a).filter((m) => m.event === 'deal').map((m) => m.id?.replace(/^deal:\d+-/, '')), ['703', '704'], 'each deal with its own id');
+    t.same(shape(b), shape(a), 'two streams in step: the same events and ids');
+    const without = (kinds: string[]) => shape(a).filter(([event]) => kinds.includes(event)).map(([e, , x]) => [e, undefined, x]);
+    t.same(shape(c), without(['order', 'position']), 'kinds order,position: those, no ids');
+    t.same(shape(d), without(['order']), 'kinds order: the orders only');
+    for (const s of [a, b, c, d]) {
+      const seqs = s.messages.map((m) => (JSON.parse(m.data) as { seq: number }).seq);
+      t.same(seqs, seqs.map((_, i) => i + 1), 'numbered 1, 2, 3… on each stream');
+    }
+  });
+
   t.test('the read-only variant serves the account kinds with its key', async (t) => {
     const srv = await serveReadOnly(t, adapter, sim, env);
     const c = await SseClient.open(`${srv.base}/api/v1/events?kinds=position,deal`, { 'x-api-key': READ_ONLY_KEY });

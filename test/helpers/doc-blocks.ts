@@ -35,6 +35,7 @@ export const DOC_SNIPPETS = {
   multiSymbol: { page: 'docs/api.md', lang: 'sh', marker: 'symbols=EURUSD,GBPUSD&', runBy: 'test/http/multi-symbol.test.ts' },
   multiSymbolBars: { page: 'docs/api.md', lang: 'sh', marker: '/ticks/bars?symbols=USDJPY,EURUSD&', runBy: 'test/http/multi-bars.test.ts' },
   metricsScrape: { page: 'docs/operations.md', lang: 'sh', marker: 'curl -s -H "X-API-Key: $TRADEAPI_SECRET_KEY" http://127.0.0.1:8000/metrics', runBy: 'test/metrics/metrics.test.ts' },
+  livingAccount: { page: 'docs/simulator.md', lang: 'sh', marker: 'TRADEAPI_SIM_CLOCK_RATE=60', runBy: 'test/http/sim-account-life.test.ts' },
   accountEvents: { page: 'docs/events.md', lang: 'sh', marker: '/events?kinds=deal,order,position,account', runBy: 'test/events/account-events.test.ts' },
 } as const satisfies Record<string, DocSnippet>;
 

@@ -3,8 +3,14 @@
 // /account, /positions, /orders, /history/orders and /history/deals agree with each other and the
 // balance is the deposit plus the deals to the cent; the history only grows; and two servers with
 // the same seed and clock agree on every deal, with clocks running at 3600x as TRADEAPI_SIM_CLOCK,
-// TRADEAPI_SIM_CLOCK_RATE and TRADEAPI_SIM_TRADES_PER_HOUR set them.
+// TRADEAPI_SIM_CLOCK_RATE and TRADEAPI_SIM_TRADES_PER_HOUR set them; and docs/simulator.md's
+// "living account" block, run as written (it starts its own gateway with those settings).
+import { spawn } from 'node:child_process';
+
 import t from 'tap';
+
+import { freePort } from '../../bench/processes.js';
+import { curlMissing, DOC_SNIPPETS, docBlock, readPage, ROOT } from '../helpers/doc-blocks.js';
 
 import { forEachAdapter, serve } from '../helpers/server.js';
 import { loadTerminalSettings } from '../../src/config/index.js';
@@ -96,4 +102,43 @@ await forEachAdapter(t, async (t, adapter) => {
     t.same(dealsA, dealsB, 'the same deals up to the instant both have passed');
     t.ok(dealsA!.some((d) => Number(d.time) >= ANCHOR_S + 9 * 3600), 'deals made while the clocks ran');
   });
+});
+
+await t.test(`${DOC_SNIPPETS.livingAccount.page}'s living account block, as written`, { skip: curlMissing() }, async (t) => {
+  const block = docBlock(DOC_SNIPPETS.livingAccount);
+  if (!block) return t.fail(`no sh block with the living account in ${DOC_SNIPPETS.livingAccount.page}`);
+  // Verbatim but for the port (a free one, not 8000); the block starts the gateway, asks it, and stops it.
+  const port = await freePort();
+  const startedAt = Date.now();
+  const shell = spawn('bash', ['-e', '-c', block.replaceAll('8000', String(port))], { cwd: ROOT, detached: true });
+  t.teardown(() => {
+    if (shell.exitCode === null && shell.pid !== undefined) process.kill(-shell.pid);
+  });
+  let out = '';
+  let err = '';
+  shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  shell.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => shell.on('close', resolve));
+  const elapsedMs = Date.now() - startedAt;
+  t.equal(code, 0, `the block ends cleanly (stderr: ${err})`);
+  const lines = out.split('\n').filter((l) => l !== '');
+  t.equal(lines.length, 2, 'two lines: the tick and the positions', { output: out });
+  const tick = JSON.parse(lines[0] ?? 'null') as Row;
+  const positions = JSON.parse(lines[1] ?? 'null') as Row[];
+
+  // The shape the page shows (the plain fence after the block): every field of its sample output is in the real one.
+  const page = readPage(DOC_SNIPPETS.livingAccount.page);
+  const sample = /```\n(.*?)```/s.exec(page.slice(page.indexOf(block) + block.length + 3))?.[1];
+  if (!sample) return t.fail('no sample output after the block');
+  const [tickSample, positionSample] = sample.split('\n');
+  const fields = (text: string | undefined): string[] => [...(text ?? '').matchAll(/"(\w+)":/g)].map((m) => m[1] as string);
+  t.same(Object.keys(tick), fields(tickSample), 'the tick: the fields of the sample, in order');
+  t.ok(Array.isArray(positions) && positions.length > 0, 'the demo account has open positions');
+  for (const p of positions) t.same(fields(positionSample).filter((f) => !(f in p)), [], `position ${p.ticket}: every field of the sample`);
+
+  // The clock the block set: from 09:00 at 60x (at most 60 simulated ms per real ms since the start, and a minute of slack).
+  const clockStartMs = Date.UTC(2026, 10, 25, 9);
+  const tickMs = Number(tick.time_msc);
+  t.ok(tickMs > clockStartMs - 5 * 60_000 && tickMs <= clockStartMs + 60 * elapsedMs + 60_000, `the tick is of the simulated clock: ${new Date(tickMs).toISOString()}`);
+  t.ok(positions.every((p) => Number(p.time_msc) <= tickMs + 60_000), 'no position opened after the clock');
 });
