@@ -312,7 +312,7 @@ export interface paths {
         };
         /**
          * Bars of any period built from ticks
-         * @description Bars of any period built on the server from every tick (COPY_TICKS_ALL), with the terminal's bar rules, so that a period equal to an MT5 timeframe gives exactly /rates/range for it. `period`: `Ns`, `Nm`, `Nh` (any length that divides a day), `1d`, `1w` (opened on Sunday, as W1), `ticks:N` (a bar every N ticks, counted as tick_volume counts them) or `volume:N` (symbols with trades only: a bar closes at the first tick where the traded volume since its open reaches N; ticks are not split). Time bars are cut on the broker's server wall clock (TRADEAPI_SERVER_TZ): when clocks go back, both passes of the repeated hour fall into one bar stamped with the earlier instant; a skipped hour has no bars. Tick and volume bars restart at each server-time day start and carry `time_close_msc`, the time of their last tick. Bars whose time lies in [date_from, date_to] are returned, each built from all its ticks; no ticks, no bar. `spread` is the least spread of the bar's ticks in points (as the simulator builds it; not confirmed for MT5). The bar still forming at the terminal's current time (its last tick) is left out unless `forming=true`.
+         * @description Bars of any period built on the server from every tick (COPY_TICKS_ALL), with the terminal's bar rules, so that a period equal to an MT5 timeframe gives exactly /rates/range for it. `period`: `Ns`, `Nm`, `Nh` (any length that divides a day), `1d`, `1w` (opened on Sunday, as W1), `ticks:N` (a bar every N ticks, counted as tick_volume counts them) or `volume:N` (symbols with trades only: a bar closes at the first tick where the traded volume since its open reaches N; ticks are not split). Time bars are cut on the broker's server wall clock (TRADEAPI_SERVER_TZ): when clocks go back, both passes of the repeated hour fall into one bar stamped with the earlier instant; a skipped hour has no bars. Tick and volume bars restart at each server-time day start and carry `time_close_msc`, the time of their last tick. Bars whose time lies in [date_from, date_to] are returned, each built from all its ticks; no ticks, no bar. `spread` is the least spread of the bar's ticks in points (as the simulator builds it; not confirmed for MT5). The bar still forming at the terminal's current time (its last tick) is left out unless `forming=true`. With `symbols` or `group`, several symbols' bars (each built as for that symbol alone, `price` applying to all) in one answer ordered by time (ties in the order listed), each with a `symbol` field.
          */
         get: operations["get_ticks_bars"];
         put?: never;
@@ -2860,8 +2860,12 @@ export interface operations {
     get_ticks_bars: {
         parameters: {
             query: {
-                /** @description Symbol name as the terminal spells it, e.g. EURUSD */
-                symbol: string;
+                /** @description One symbol, as the terminal spells it, e.g. EURUSD. Exactly one of `symbol`, `symbols` and `group`; with `symbols` or `group` the answer merges the symbols series in time order (rows of equal time in the order listed) and every row has a `symbol` field (docs/api.md, "Many symbols in one pull"). */
+                symbol?: string;
+                /** @description Several symbols, comma-separated, e.g. EURUSD,GBPUSD: one answer merged in time order, ties in this order, with a `symbol` field */
+                symbols?: string;
+                /** @description Market Watch symbols matching a symbols_get filter ('*' wildcards, '!' exclusions, comma-separated, e.g. *USD*,!EURUSD): merged as with `symbols`, ties in symbols_get's order */
+                group?: string;
                 /** @description Bar period: 90s, 3m, 2h (any length dividing a day), 1d, 1w, ticks:500 or volume:100 */
                 period: string;
                 /** @description First bar time */
@@ -2883,49 +2887,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Bars in ascending time */
+            /** @description Bars in ascending time (with `symbols` or `group`: each with its `symbol`, first) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "time": 1704877200,
-                     *         "open": 1.07146,
-                     *         "high": 1.07152,
-                     *         "low": 1.07138,
-                     *         "close": 1.07149,
-                     *         "tick_volume": 196,
-                     *         "spread": 5,
-                     *         "real_volume": 0,
-                     *         "time_close_msc": 1704877289029
-                     *       },
-                     *       {
-                     *         "time": 1704877290,
-                     *         "open": 1.07148,
-                     *         "high": 1.07155,
-                     *         "low": 1.07143,
-                     *         "close": 1.07154,
-                     *         "tick_volume": 304,
-                     *         "spread": 5,
-                     *         "real_volume": 0,
-                     *         "time_close_msc": 1704877379882
-                     *       },
-                     *       {
-                     *         "time": 1704877380,
-                     *         "open": 1.07153,
-                     *         "high": 1.07178,
-                     *         "low": 1.07153,
-                     *         "close": 1.07158,
-                     *         "tick_volume": 226,
-                     *         "spread": 5,
-                     *         "real_volume": 0,
-                     *         "time_close_msc": 1704877469705
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         /** @description Bar open time, seconds since the epoch (server time) */
                         time: number;
@@ -2953,7 +2920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Symbol Not Found (/errors/symbol-not-found) */
+            /** @description Symbol Not Found (/errors/symbol-not-found); or Not Found (/errors/not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,6 +2931,15 @@ export interface operations {
             };
             /** @description Not Acceptable (/errors/not-acceptable) */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long (/errors/uri-too-long) */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
