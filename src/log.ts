@@ -45,11 +45,29 @@ function writableFd(fd: number): number {
 /** Writers whose descriptor never blocks: a write of theirs in progress holds no thread. */
 const nonBlocking = new WeakSet<SonicBoomStream>();
 
+/**
+ * Writers to a regular file: a write of theirs always ends (a loaded machine only delays it, e.g.
+ * behind busy thread-pool threads), so the exit waits for it rather than killing the process.
+ */
+const toFile = new WeakSet<SonicBoomStream>();
+
+/** How long the exit waits for a regular file's last lines at most (a dead filesystem, not a slow one). */
+const FILE_FLUSH_MS = 10_000;
+
+function isRegularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** A destination for log lines on `fd` that can neither block nor fail the process. */
 export function logDestination(fd = 1): SonicBoomStream {
   const target = writableFd(fd);
   const stream = new SonicBoom({ fd: target, sync: false, minLength: 0, maxLength: LOG_BUFFER_BYTES });
   if (target !== fd) nonBlocking.add(stream);
+  else if (isRegularFile(target)) toFile.add(stream);
   stream.on('error', () => {
     // The reader is gone (EPIPE) or the fd is unusable: stop writing; there is nowhere to report it.
     stream.write = () => true;
@@ -93,11 +111,15 @@ export function flushLog(logger: Logger, timeoutMs: number): Promise<void> {
  * Gives the last log lines up to `flushMs`, then exits with `code`. process.exit joins the thread
  * pool, so a log write still blocked in write(2) on a reader that stopped reading (a socket, or a
  * pipe that could not be reopened non-blocking) would hold the exit for ever: then the process
- * kills itself instead (status 137), the one exit that cannot wait.
+ * kills itself instead (status 137), the one exit that cannot wait. A regular file's write is only
+ * slow, never stuck: its lines get up to FILE_FLUSH_MS and the exit keeps its status (on a loaded
+ * machine a file write queued behind busy thread-pool threads took over a second, and a clean
+ * shutdown ended in SIGKILL).
  */
 export async function exitProcess(logger: Logger, code: number, flushMs: number): Promise<never> {
-  await flushLog(logger, flushMs);
   const writer = writerOf(logger);
-  if (logWriteInProgress(logger) && !(writer && nonBlocking.has(writer))) process.kill(process.pid, 'SIGKILL');
+  const file = writer !== undefined && toFile.has(writer);
+  await flushLog(logger, file ? Math.max(flushMs, FILE_FLUSH_MS) : flushMs);
+  if (logWriteInProgress(logger) && !(writer && (nonBlocking.has(writer) || file))) process.kill(process.pid, 'SIGKILL');
   process.exit(code);
 }
