@@ -130,6 +130,16 @@ class SimSession(unittest.TestCase):
         self.assertTrue(mt5.initialize(url=self.gw.url), mt5.last_error())
 
 
+def readme_python_blocks(heading=None, until="\n## "):
+    """The ```python blocks of the client's README, or of its section under `heading` (a whole
+    heading line, e.g. "### Title") up to the next line starting `until`."""
+    with open(os.path.join(CLIENT_DIR, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    if heading is not None:
+        text = text.split("\n%s\n" % heading, 1)[1].split(until, 1)[0]
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
 def sim_gateway(**env):
     e = {"TRADEAPI_TERMINAL": "sim", "TRADEAPI_SIM_CLOCK": SIM_CLOCK}
     e.update(env)

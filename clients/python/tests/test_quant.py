@@ -3,7 +3,6 @@ timeframe are copy_rates_range's bars field for field (plus the close time), tic
 ticks; bars() and ticks() of several symbols are each symbol's own rows merged in time order (ties in
 the order given), each with its symbol; failures return None with last_error, as the drop-in's functions do."""
 import os
-import re
 import subprocess
 import sys
 import unittest
@@ -84,10 +83,7 @@ class Quant(harness.SimSession):
 
 class ReadmeExample(unittest.TestCase):
     def test_the_readme_block_runs_verbatim(self):
-        with open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8") as f:
-            text = f.read()
-        section = text.split("\n### Bars of any period, many symbols in one pull: `tradeapi_client.quant`\n", 1)[1].split("\n## ", 1)[0]
-        blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+        blocks = harness.readme_python_blocks("### Bars of any period, many symbols in one pull: `tradeapi_client.quant`")
         self.assertEqual(len(blocks), 1)
         gw = harness.sim_gateway()
         try:

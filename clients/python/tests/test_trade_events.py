@@ -5,7 +5,6 @@ exactly the deals after it that history_deals_get lists)."""
 import http.server
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -173,10 +172,7 @@ class OnTheSimulator(harness.SimSession):
 
 class ReadmeExample(unittest.TestCase):
     def test_the_readme_block_runs_verbatim(self):
-        with open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8") as f:
-            text = f.read()
-        section = text.split("\n### The account's life as events: `stream_trade_events`\n", 1)[1].split("\n### ", 1)[0]
-        blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+        blocks = harness.readme_python_blocks("### The account's life as events: `stream_trade_events`", until="\n### ")
         self.assertEqual(len(blocks), 1)
         gw = harness.sim_gateway()
         try:

@@ -21,8 +21,7 @@ CONFIG = os.path.join(harness.CLIENT_DIR, "pyproject.toml")
 
 
 def readme_blocks():
-    with open(os.path.join(harness.CLIENT_DIR, "README.md"), encoding="utf-8") as f:
-        return re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    return harness.readme_python_blocks()
 
 
 def have_mypy():
