@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
-import { DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlScript, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { testPython } from '../helpers/python.js';
 import { READ_ONLY_KEY, serve, serveReadOnly, simTerminal } from '../helpers/server.js';
 
@@ -115,8 +115,7 @@ await t.test(`${DOC_SNIPPETS.curl.page}'s curl block, as written`, async (t) => 
   const open = await serve(t, nodeAdapter, terminal);
   const block = docBlock(DOC_SNIPPETS.curl);
   if (!block) return t.fail(`no sh block with the tick curl in ${DOC_SNIPPETS.curl.page}`);
-  // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
-  const script = `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', open.base)}`;
+  const script = curlScript(block, open.base, true);
   const r = await run('bash', ['-e', '-c', script], {});
   t.equal(r.code, 0, 'every request answered 2xx', { stderr: r.stderr.slice(-2000) });
   const answers = r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown);

@@ -50,6 +50,14 @@ export function docBlock(snippet: DocSnippet): string | undefined {
 }
 
 /**
+ * A docs shell block as a bash script against the server at `base`: verbatim but for the address;
+ * curl fails on an HTTP error and, with `newline`, ends each answer with a newline.
+ */
+export function curlScript(block: string, base: string, newline = false): string {
+  return `curl() { command curl -f "$@";${newline ? ' echo;' : ''} }\n${block.replaceAll('http://127.0.0.1:8000', base)}`;
+}
+
+/**
  * Why a shell block that runs curl cannot run here (false when it can): it needs bash and curl. The
  * second adapter's stage runs its suites in a minimal Debian root without curl, and the Windows
  * stage under Wine has no bash; the HTTP (node) stage runs these blocks.

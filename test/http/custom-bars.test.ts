@@ -13,7 +13,7 @@ import { parseServerZone } from '../../src/config/server-zone.js';
 import { openSimTerminal, simServerZone } from '../../src/terminal/index.js';
 import { readParquet } from '../encode/fixtures/index.js';
 import { runChild } from '../helpers/child.js';
-import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, curlScript, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, NOW_MS, ANCHOR_S, serve, simTerminal } from '../helpers/server.js';
 
 type Row = Record<string, number>;
@@ -176,8 +176,7 @@ await forEachAdapter(t, async (t, adapter) => {
     if (!block) return t.fail(`no sh block with the custom bars curl in ${DOC_SNIPPETS.customBars.page}`);
     const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-bars-doc-'));
     t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
-    // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
-    const script = `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', plain.base)}`;
+    const script = curlScript(block, plain.base, true);
     // Asynchronous: the server answering the block runs on this process's event loop.
     const r = await runChild('bash', ['-e', '-c', script], { cwd });
     t.equal(r.code, 0, 'every request answered 2xx', { stderr: r.stderr.slice(-2000) });

@@ -16,7 +16,7 @@ import t from 'tap';
 
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
 import { PACKED_MULTI_BAR_ROW_BYTES } from '../../src/encode/packed-rows.js';
-import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, curlScript, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, serve, simTerminal, type TestServer } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -179,8 +179,7 @@ await t.test(`${DOC_SNIPPETS.multiSymbolBars.page}'s multi-symbol custom bars bl
   if (!block) return t.fail(`no sh block with ${DOC_SNIPPETS.multiSymbolBars.marker} in ${DOC_SNIPPETS.multiSymbolBars.page}`);
   const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-multi-bars-doc-'));
   t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
-  // The block verbatim but for the address; curl fails on an HTTP error.
-  const script = `curl() { command curl -f "$@"; }\n${block.replaceAll('http://127.0.0.1:8000', s.base)}`;
+  const script = curlScript(block, s.base);
   const { stdout } = await promisify(execFile)('bash', ['-e', '-c', script], { cwd });
   const rows = JSON.parse(stdout) as Row[];
   t.same(

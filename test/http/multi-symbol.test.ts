@@ -14,7 +14,7 @@ import { tableFromIPC, type Dictionary } from 'apache-arrow';
 import t from 'tap';
 
 import { nodeAdapter } from '../../src/http/adapters/node/adapter.js';
-import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, curlScript, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { expectProblem, forEachAdapter, READ_ONLY_KEY, serve, serveReadOnly, simTerminal, type TestServer } from '../helpers/server.js';
 
 const terminal = simTerminal();
@@ -177,8 +177,7 @@ await t.test(`${DOC_SNIPPETS.multiSymbol.page}'s multi-symbol curl block, as wri
   if (!block) return t.fail(`no sh block with ${DOC_SNIPPETS.multiSymbol.marker} in ${DOC_SNIPPETS.multiSymbol.page}`);
   const cwd = mkdtempSync(path.join(tmpdir(), 'tradeapi-multi-doc-'));
   t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
-  // The block verbatim but for the address; curl fails on an HTTP error.
-  const script = `curl() { command curl -f "$@"; }\n${block.replaceAll('http://127.0.0.1:8000', s.base)}`;
+  const script = curlScript(block, s.base);
   const { stdout } = await promisify(execFile)('bash', ['-e', '-c', script], { cwd });
   const rows = JSON.parse(stdout) as Row[];
   t.ok(rows.length > 1, `the first answers ticks (${rows.length})`);

@@ -9,7 +9,7 @@ import t from 'tap';
 
 import { availableAdapters } from '../../src/http/adapters/index.js';
 import { openSimTerminal } from '../../src/terminal/index.js';
-import { curlMissing, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
+import { curlMissing, curlScript, DOC_SNIPPETS, docBlock } from '../helpers/doc-blocks.js';
 import { runChild } from '../helpers/child.js';
 import { serve } from '../helpers/server.js';
 import { syncTicks } from '../helpers/store.js';
@@ -55,9 +55,8 @@ for (const { what, path: query, bytes } of queries) {
 await t.test(`${DOC_SNIPPETS.storeSeries.page}'s custom bars and many-symbol block, as written`, { skip: curlMissing() }, async (t) => {
   const block = docBlock(DOC_SNIPPETS.storeSeries);
   if (!block) return t.fail(`no sh block with the store's curl in ${DOC_SNIPPETS.storeSeries.page}`);
-  // The block verbatim but for the address; curl fails on an HTTP error and ends each answer with a newline.
   const urls = [...block.matchAll(/'(http:\/\/127\.0\.0\.1:8000[^']+)'/g)].map((m) => m[1]!.replace('http://127.0.0.1:8000', ''));
-  const r = await runChild('bash', ['-e', '-c', `curl() { command curl -f "$@"; echo; }\n${block.replaceAll('http://127.0.0.1:8000', withStore.base)}`], { cwd: dir });
+  const r = await runChild('bash', ['-e', '-c', curlScript(block, withStore.base, true)], { cwd: dir });
   t.equal(r.code, 0, 'every request answered 2xx', { stderr: r.stderr.slice(-2000) });
   const answers = r.stdout.split('\n').filter((l) => l.trim() !== '');
   t.equal(answers.length, 2, 'custom bars, then two symbols merged');
